@@ -1,0 +1,468 @@
+"""The event catalog (SPEC §3): one pydantic model for the ``data`` of every event type.
+
+An event is one JSON object ``{"type", "deal", "date", "data", "source"?, "key"?}``.
+``parse_event`` checks one object and returns a ``NewEvent`` whose ``data`` is the
+normalised JSON form (amounts as strings, defaults filled in), so that what ``log
+--json`` prints can be appended again unchanged. ``Event`` is the stored form that the
+projections read: typed values (``Decimal``, ``date``) and the store's fields.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime
+from decimal import Decimal
+from types import MappingProxyType
+from typing import Any, Literal, Mapping
+
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+
+from .errors import InvalidEvent
+from .values import (
+    DATE,
+    DECIMAL,
+    Day,
+    Flag,
+    Fraction01,
+    Money,
+    MoneyOrZero,
+    Price,
+    Shares,
+    Text,
+    parse_day,
+)
+
+REGISTRATION_RIGHTS = "registration_rights"
+ANTIDILUTION_DEFERRAL = "antidilution_deferral"
+KINDS = (REGISTRATION_RIGHTS, ANTIDILUTION_DEFERRAL)
+
+ENVELOPE_FIELDS = ("type", "deal", "date", "data", "source", "key")
+REQUIRED_FIELDS = ("type", "deal", "date", "data")
+STORE_FIELDS = ("id", "seq", "recorded_at", "recorded_by", "prev_hash", "hash")
+DEAL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
+
+
+class Data(BaseModel):
+    """Base of every event's ``data``: no unknown fields, immutable."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# ---------------------------------------------------------------- §3.1 common events
+
+
+class DealOpened(Data):
+    """Starts a deal; the event's ``date`` is the agreement date."""
+
+    kind: Literal["registration_rights", "antidilution_deferral"]
+    name: Text
+    terms: dict[str, Any]
+
+    @model_validator(mode="after")
+    def _terms_fit_kind(self) -> "DealOpened":
+        from .terms import validate_terms  # terms import events' value types
+
+        object.__setattr__(self, "terms", validate_terms(self.kind, self.terms))
+        return self
+
+
+class CalendarDayDeclared(Data):
+    """An operator's override of the business-day calendar (SPEC §2)."""
+
+    day: Day
+    business_day: Flag
+    reason: Text
+
+
+class NoticeSent(Data):
+    """A notice under RRA §10(E); the ledger computes when it is deemed given."""
+
+    to: Text
+    subject: Text
+    method: Literal["hand", "mail", "telex", "fax", "courier"]
+
+
+class NoticeAcknowledged(Data):
+    """A telex answered back or a fax whose receipt was acknowledged (RRA §10(E))."""
+
+    notice: Text
+
+
+class EventRetracted(Data):
+    """A correction: from its recorded_at on, the target no longer counts."""
+
+    event_id: Text
+    reason: Text
+
+
+# ------------------------------------------------------ §3.2 registration rights events
+
+
+class NotesIssued(Data):
+    holder: Text
+    principal: Money
+
+
+class NotesTransferred(Data):
+    from_holder: Text
+    to_holder: Text
+    principal: Money
+    under_shelf: Flag = False
+
+
+class NotesConverted(Data):
+    holder: Text
+    principal: Money
+    shares: Shares
+
+
+class NotesRetired(Data):
+    holder: Text
+    principal: Money
+    reason: Literal["redeemed", "repurchased", "cancelled", "matured"]
+
+
+class HolderAffiliation(Data):
+    holder: Text
+    company_affiliate: Flag
+
+
+class QuestionnaireRequested(Data):
+    holders: Literal["all"] | list[Text]
+
+    @model_validator(mode="after")
+    def _some_holders(self) -> "QuestionnaireRequested":
+        if isinstance(self.holders, list) and not self.holders:
+            raise ValueError("holders must name at least one holder, or be \"all\"")
+        return self
+
+
+class QuestionnaireDelivered(Data):
+    holder: Text
+
+
+class ShelfFiled(Data):
+    file_number: Text | None = None
+
+
+class ShelfEffective(Data):
+    pass
+
+
+class ShelfUnusable(Data):
+    reason: Literal["stop_order", "ceased_effective", "material_misstatement", "other"]
+
+
+class ShelfUsable(Data):
+    cure: Literal["post_effective_amendment", "prospectus_supplement", "exchange_act_report",
+                  "order_lifted"]
+
+
+class SuspensionStarted(Data):
+    material_transaction: Flag
+
+
+class SuspensionExtended(Data):
+    pass
+
+
+class SuspensionEnded(Data):
+    pass
+
+
+class AmendmentFiled(Data):
+    kind: Literal["pre_effective", "post_effective", "supplement"]
+    holders_added: list[Text]
+    principal_added: MoneyOrZero
+
+
+class TrusteeNotified(Data):
+    about: Text | None = None
+
+
+class HoldersAdvised(Data):
+    about: Text | None = None
+
+
+class AdditionalInterestPaid(Data):
+    payment_date: Day
+    holder: Text
+    amount: Money
+
+
+class ConsentGiven(Data):
+    holder: Text
+    matter: Text
+
+
+# ------------------------------------------------------------------- §3.3 letter events
+
+
+class InstrumentRegistered(Data):
+    instrument: Text
+    holder: Text
+    kind: Literal["warrant", "preferred"]
+    shares: Shares | None = None
+    exercise_price: Price | None = None
+    quantity: Shares | None = None
+    stated_value: Price | None = None
+    conversion_price: Price | None = None
+
+    @model_validator(mode="after")
+    def _fields_of_kind(self) -> "InstrumentRegistered":
+        if self.kind == "warrant":
+            need, forbid = ("shares", "exercise_price"), ("quantity", "stated_value", "conversion_price")
+        else:
+            need, forbid = ("quantity", "stated_value", "conversion_price"), ("shares", "exercise_price")
+        for name in need:
+            if getattr(self, name) is None:
+                raise ValueError(f"a {self.kind} needs '{name}'")
+        for name in forbid:
+            if getattr(self, name) is not None:
+                raise ValueError(f"a {self.kind} has no '{name}'")
+        return self
+
+
+class CapitalizationRecorded(Data):
+    common_outstanding: Shares
+
+
+class CamdenWarrantsIssued(Data):
+    holder: Text
+    warrants: Shares
+    exercise_price: Price
+    consideration: MoneyOrZero = Decimal(0)
+
+
+class CamdenWarrantsVested(Data):
+    holder: Text
+    warrants: Shares
+
+
+class CamdenWarrantsCancelled(Data):
+    holder: Text
+    warrants: Shares
+
+
+class AdjustmentRecorded(Data):
+    instrument: Text  # an instrument id, or "all"
+    new_price: Price
+    reason: Text
+
+
+class WarrantsExercised(Data):
+    instrument: Text
+    fraction: Fraction01
+    shares_issued: Shares
+
+
+class PreferredConverted(Data):
+    instrument: Text
+    fraction: Fraction01
+    shares_issued: Shares
+
+
+class TrueUpSharesIssued(Data):
+    instrument: Text
+    shares: Shares
+
+
+COMMON_TYPES: dict[str, type[Data]] = {
+    m.__name__: m
+    for m in (DealOpened, CalendarDayDeclared, NoticeSent, NoticeAcknowledged, EventRetracted)
+}
+REGISTRATION_TYPES: dict[str, type[Data]] = {
+    m.__name__: m
+    for m in (NotesIssued, NotesTransferred, NotesConverted, NotesRetired, HolderAffiliation,
+              QuestionnaireRequested, QuestionnaireDelivered, ShelfFiled, ShelfEffective,
+              ShelfUnusable, ShelfUsable, SuspensionStarted, SuspensionExtended,
+              SuspensionEnded, AmendmentFiled, TrusteeNotified, HoldersAdvised,
+              AdditionalInterestPaid, ConsentGiven)
+}
+LETTER_TYPES: dict[str, type[Data]] = {
+    m.__name__: m
+    for m in (InstrumentRegistered, CapitalizationRecorded, CamdenWarrantsIssued,
+              CamdenWarrantsVested, CamdenWarrantsCancelled, AdjustmentRecorded,
+              WarrantsExercised, PreferredConverted, TrueUpSharesIssued)
+}
+CATALOG: dict[str, type[Data]] = {**COMMON_TYPES, **REGISTRATION_TYPES, **LETTER_TYPES}
+
+
+def kind_of_type(event_type: str) -> str | None:
+    """The deal kind an event type belongs to; ``None`` for the common events."""
+    if event_type in REGISTRATION_TYPES:
+        return REGISTRATION_RIGHTS
+    if event_type in LETTER_TYPES:
+        return ANTIDILUTION_DEFERRAL
+    return None
+
+
+# ---------------------------------------------------------------------- reading values
+
+
+def _converters(model: type[Data]) -> dict[str, Any]:
+    out = {}
+    for name, info in model.model_fields.items():
+        if DECIMAL in info.metadata:
+            out[name] = Decimal
+        elif DATE in info.metadata:
+            out[name] = date.fromisoformat
+    return out
+
+
+_CONVERTERS = {name: _converters(model) for name, model in CATALOG.items()}
+
+
+def typed_data(event_type: str, data: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The stored (normalised, already validated) JSON ``data`` with typed values."""
+    conv = _CONVERTERS.get(event_type, {})
+    if not conv:
+        return MappingProxyType(dict(data))
+    return MappingProxyType(
+        {k: (conv[k](v) if k in conv and v is not None else v) for k, v in data.items()}
+    )
+
+
+# ------------------------------------------------------------------------ new events
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvent:
+    """A validated event not yet in the store; ``data`` is normalised JSON."""
+
+    type: str
+    deal: str
+    date: date
+    data: Mapping[str, Any]
+    source: str | None = None
+    key: str | None = None
+    line: int | None = None
+
+    def envelope(self) -> dict[str, Any]:
+        """The public JSON form (SPEC §3) without the store's fields."""
+        out: dict[str, Any] = {"type": self.type, "deal": self.deal,
+                               "date": self.date.isoformat(), "data": dict(self.data)}
+        if self.source is not None:
+            out["source"] = self.source
+        if self.key is not None:
+            out["key"] = self.key
+        return out
+
+
+def _field_path(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(p) for p in loc if not (isinstance(p, str) and p.startswith("function-")))
+
+
+def _first_error(err: ValidationError) -> tuple[str, str]:
+    first = err.errors(include_url=False)[0]
+    msg = first["msg"]
+    for prefix in ("Value error, ", "Assertion failed, "):
+        if msg.startswith(prefix):
+            msg = msg[len(prefix):]
+    if first["type"] == "extra_forbidden":
+        msg = "unknown field"
+    elif first["type"] == "missing":
+        msg = "is required"
+    path = _field_path(tuple(first["loc"]))
+    return path, msg
+
+
+def validate_data(event_type: str, data: Any, *, line: int | None = None) -> dict[str, Any]:
+    """Check ``data`` against its type's model; the normalised JSON form."""
+    model = CATALOG[event_type]
+    if not isinstance(data, dict):
+        raise InvalidEvent("must be a JSON object", line=line, field="data")
+    try:
+        parsed = model.model_validate(data)
+    except ValidationError as err:
+        path, msg = _first_error(err)
+        raise InvalidEvent(msg, line=line, field=f"data.{path}" if path else "data",
+                           rule=f"{event_type} schema") from None
+    return parsed.model_dump(mode="json", exclude_none=True)
+
+
+def parse_event(obj: Any, *, line: int | None = None) -> NewEvent:
+    """Validate one event object of the public format (SPEC §3)."""
+    if isinstance(obj, list):
+        raise InvalidEvent("a JSON array is not an event: give one JSON object per line",
+                           line=line)
+    if not isinstance(obj, dict):
+        raise InvalidEvent("an event must be a JSON object", line=line)
+    for name in obj:
+        if name in STORE_FIELDS:
+            raise InvalidEvent("is assigned by the store and cannot be supplied", line=line,
+                               field=name)
+        if name not in ENVELOPE_FIELDS:
+            raise InvalidEvent("unknown field", line=line, field=name)
+    for name in REQUIRED_FIELDS:
+        if name not in obj:
+            raise InvalidEvent("is required", line=line, field=name)
+    event_type = obj["type"]
+    if not isinstance(event_type, str) or event_type not in CATALOG:
+        raise InvalidEvent(f"unknown event type {event_type!r}", line=line, field="type")
+    deal = obj["deal"]
+    if not isinstance(deal, str) or not DEAL_NAME.match(deal):
+        raise InvalidEvent("must be a deal name of letters, digits, '.', '_' or '-'",
+                           line=line, field="deal")
+    try:
+        day = parse_day(obj["date"])
+    except ValueError as err:
+        raise InvalidEvent(str(err), line=line, field="date") from None
+    for name in ("source", "key"):
+        value = obj.get(name)
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            raise InvalidEvent("must be non-empty text", line=line, field=name)
+        if isinstance(value, str) and len(value) > 500:
+            raise InvalidEvent("is longer than 500 characters", line=line, field=name)
+    data = validate_data(event_type, obj["data"], line=line)
+    return NewEvent(type=event_type, deal=deal, date=day, data=data,
+                    source=obj.get("source"), key=obj.get("key"), line=line)
+
+
+# --------------------------------------------------------------------- stored events
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """An event as stored: the public fields, typed ``data`` and the store's fields."""
+
+    id: str
+    seq: int
+    type: str
+    deal: str
+    date: date
+    data: Mapping[str, Any]
+    source: str | None
+    key: str | None
+    recorded_at: datetime
+    recorded_by: str
+    prev_hash: str
+    hash: str
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> "Event":
+        return cls(
+            id=record["id"], seq=record["seq"], type=record["type"], deal=record["deal"],
+            date=date.fromisoformat(record["date"]),
+            data=typed_data(record["type"], record["data"]),
+            source=record.get("source"), key=record.get("key"),
+            recorded_at=parse_timestamp(record["recorded_at"]),
+            recorded_by=record["recorded_by"], prev_hash=record["prev_hash"],
+            hash=record["hash"],
+        )
+
+
+def format_timestamp(moment: datetime) -> str:
+    """UTC, microseconds, ``Z``: sortable as text."""
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_timestamp(text: str) -> datetime:
+    """A recorded_at or known_at: ISO 8601, ``Z`` or an offset; naive means UTC."""
+    from datetime import timezone
+
+    value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=timezone.utc)
+    return value.astimezone(timezone.utc)

@@ -1,0 +1,163 @@
+"""Value types of the event format (SPEC §3): dates, money, prices, fractions, shares.
+
+Each is a pydantic ``Annotated`` type with a plain validator, so that the refusal names
+the rule broken ("more than two decimals", "not a whole number of shares") rather than
+a generic type error. JSON numbers arrive as ``Decimal`` (the JSONL reader parses floats
+that way), so no value ever passes through a binary float.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from decimal import Decimal, InvalidOperation
+from typing import Annotated, Any
+
+from pydantic import PlainSerializer, PlainValidator
+
+MAX_AMOUNT = Decimal(10) ** 13  # ten trillion: larger is a typo, not a deal
+MAX_SHARES = 10**12
+
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DECIMAL_TEXT = re.compile(r"^-?\d+(\.\d+)?$")
+
+
+class ExponentDecimal(Decimal):
+    """A JSON number written with an exponent (``6e7``): refused for amounts."""
+
+
+class Marker:
+    """Tags a field's value kind so readers can convert stored JSON back to values."""
+
+    def __init__(self, kind: str):
+        self.kind = kind
+
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return f"Marker({self.kind})"
+
+
+DECIMAL = Marker("decimal")
+DATE = Marker("date")
+
+
+def parse_day(value: Any) -> date:
+    """An ISO calendar date ``YYYY-MM-DD``; nothing else (no 04/07/2004, no timestamps)."""
+    if isinstance(value, date):
+        return value
+    if not isinstance(value, str) or not _ISO_DATE.match(value):
+        raise ValueError(f"not a date in the form YYYY-MM-DD: {value!r}")
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise ValueError(f"not a real calendar date: {value!r}") from None
+
+
+def _to_decimal(value: Any) -> Decimal:
+    if isinstance(value, bool):
+        raise ValueError("must be a number, not true/false")
+    if isinstance(value, ExponentDecimal):
+        raise ValueError("exponent notation is not allowed; write the number out")
+    if isinstance(value, Decimal):
+        number = value
+    elif isinstance(value, int):
+        number = Decimal(value)
+    elif isinstance(value, str):
+        text = value.strip()
+        if "e" in text.lower() and not text.lower() in ("nan", "inf", "infinity", "-infinity"):
+            raise ValueError("exponent notation is not allowed; write the number out")
+        if not _DECIMAL_TEXT.match(text):
+            raise ValueError(f"not a decimal number: {value!r}")
+        try:
+            number = Decimal(text)
+        except InvalidOperation:  # pragma: no cover - the regex already checked
+            raise ValueError(f"not a decimal number: {value!r}") from None
+    elif isinstance(value, float):
+        raise ValueError("must be an exact decimal, not a binary float")
+    else:
+        raise ValueError(f"must be a number, not {type(value).__name__}")
+    if not number.is_finite():
+        raise ValueError("must be a finite number (no NaN or Infinity)")
+    return number
+
+
+def _places(number: Decimal) -> int:
+    exponent = number.as_tuple().exponent
+    return -exponent if isinstance(exponent, int) and exponent < 0 else 0
+
+
+def _money(allow_zero: bool):
+    def check(value: Any) -> Decimal:
+        number = _to_decimal(value)
+        if number < 0 or (number == 0 and not allow_zero):
+            raise ValueError("must be a positive amount" if not allow_zero else "must not be negative")
+        if _places(number) > 2:
+            raise ValueError("has more than two decimals (amounts are in cents)")
+        if number >= MAX_AMOUNT:
+            raise ValueError("is too large for an amount of this deal")
+        return number
+
+    return check
+
+
+def _price(value: Any) -> Decimal:
+    number = _to_decimal(value)
+    if number <= 0:
+        raise ValueError("must be a positive price")
+    if _places(number) > 6:
+        raise ValueError("has more than six decimals")
+    if number >= MAX_AMOUNT:
+        raise ValueError("is too large for a price")
+    return number
+
+
+def _fraction(value: Any) -> Decimal:
+    number = _to_decimal(value)
+    if not (0 < number <= 1):
+        raise ValueError("must be a fraction greater than 0 and at most 1")
+    if _places(number) > 12:
+        raise ValueError("has more than twelve decimals")
+    return number
+
+
+def _shares(minimum: int):
+    def check(value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, (Decimal, str, float)):
+                raise ValueError("must be a whole number of shares (a JSON integer)")
+            raise ValueError(f"must be a whole number, not {type(value).__name__}")
+        if value < minimum:
+            raise ValueError("must be a positive whole number" if minimum > 0 else "must not be negative")
+        if value > MAX_SHARES:
+            raise ValueError("is too large for a share count")
+        return value
+
+    return check
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"must be text, not {type(value).__name__}")
+    if not value.strip():
+        raise ValueError("must not be empty")
+    if len(value) > 500:
+        raise ValueError("is longer than 500 characters")
+    return value
+
+
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError("must be true or false")
+    return value
+
+
+_as_str = PlainSerializer(str, return_type=str)
+
+Day = Annotated[date, PlainValidator(parse_day), PlainSerializer(date.isoformat, return_type=str), DATE]
+Money = Annotated[Decimal, PlainValidator(_money(False)), _as_str, DECIMAL]
+MoneyOrZero = Annotated[Decimal, PlainValidator(_money(True)), _as_str, DECIMAL]
+Price = Annotated[Decimal, PlainValidator(_price), _as_str, DECIMAL]
+Fraction01 = Annotated[Decimal, PlainValidator(_fraction), _as_str, DECIMAL]
+Shares = Annotated[int, PlainValidator(_shares(1))]
+SharesOrZero = Annotated[int, PlainValidator(_shares(0))]
+Text = Annotated[str, PlainValidator(_text)]
+Flag = Annotated[bool, PlainValidator(_flag)]

@@ -1,0 +1,37 @@
+"""Explanations as data: where a computed figure came from.
+
+Every default, rate segment, payment amount, deadline, price and true-up carries a
+``Basis``: the clause it implements, the rule in plain words, the interpretations it
+relied on, the event ids behind it and the arithmetic that produced it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+
+@dataclass(frozen=True)
+class Basis:
+    clause: str
+    rule: str
+    events: tuple[str, ...] = ()
+    interpretations: tuple[str, ...] = ()
+    arithmetic: str | None = None
+    inputs: Mapping[str, Any] = field(default_factory=dict)
+    parts: tuple["Basis", ...] = ()
+
+    def to_json(self, in_force: Mapping[str, str] | None = None) -> dict[str, Any]:
+        out: dict[str, Any] = {"clause": self.clause, "rule": self.rule,
+                               "events": list(self.events)}
+        if self.interpretations:
+            out["interpretations"] = {
+                n: (in_force or {}).get(n) for n in self.interpretations}
+        if self.arithmetic:
+            out["arithmetic"] = self.arithmetic
+        if self.inputs:
+            out["inputs"] = {k: (str(v) if not isinstance(v, (int, bool, list, dict))
+                                 else v) for k, v in self.inputs.items()}
+        if self.parts:
+            out["parts"] = [p.to_json(in_force) for p in self.parts]
+        return out

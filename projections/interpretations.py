@@ -1,0 +1,94 @@
+"""Named interpretations of ambiguous clauses (SPEC §6).
+
+Each reading has a name, a default, its alternatives and the clause it reads. A
+computation takes the set in force as a plain ``{name: value}`` mapping; reports show
+it, and ``--interpret NAME=VALUE`` switches one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+
+@dataclass(frozen=True)
+class Interpretation:
+    name: str
+    default: str
+    alternatives: tuple[str, ...]
+    clause: str
+    question: str
+    readings: Mapping[str, str]
+
+    @property
+    def values(self) -> tuple[str, ...]:
+        return (self.default, *self.alternatives)
+
+
+REGISTRY: dict[str, Interpretation] = {i.name: i for i in (
+    Interpretation(
+        "default_date", "last_compliant_day", ("first_breach_day",), "RRA §3(a)",
+        "Which day is 'the day following the Registration Default'?",
+        {"last_compliant_day": "the default date is the last day the company could still "
+                               "comply; accrual starts the day after it",
+         "first_breach_day": "the default occurs on the first day of breach; accrual starts "
+                             "the day after that, one day later"}),
+    Interpretation(
+        "rate_after_second_anniversary", "calendar", ("first_90_days_always_quarter_point",),
+        "RRA §3(a)(i)-(iv)",
+        "Inside an episode's first 90 days, do the anniversary rates apply?",
+        {"calendar": "from 2006-06-30 on, the anniversary rates apply even within an "
+                     "episode's first 90 days",
+         "first_90_days_always_quarter_point": "an episode's first 90 days always accrue "
+                                                "at 0.25%"}),
+    Interpretation(
+        "overlapping_defaults", "episode", ("additive",), "RRA §3(a)",
+        "When Registration Defaults overlap, do their rates add up?",
+        {"episode": "one rate clock per continuous episode; rates never add up",
+         "additive": "each default accrues its own rate from its own start"}),
+    Interpretation(
+        "conversion_forfeits", "unpaid", ("future_only",), "RRA §3(a)",
+        "Do converted notes lose Additional Interest accrued before conversion?",
+        {"unpaid": "notes converted before the record date lose accrued unpaid "
+                   "Additional Interest",
+         "future_only": "accrual stops at conversion; what accrued before stays owed to "
+                        "the converting holder"}),
+    Interpretation(
+        "no_questionnaire_request", "entitled", ("not_entitled",), "RRA §3(a), §2(b)",
+        "Is a holder never asked for a Questionnaire entitled?",
+        {"entitled": "a holder never asked is entitled",
+         "not_entitled": "a holder is entitled only after delivering a Questionnaire"}),
+    Interpretation(
+        "window_breach", "usability_default", ("report_only",), "RRA §4(b)(i), §3(a)(iii)",
+        "Suspension days beyond 45 (60) in a 90-day window, each period within its limit?",
+        {"usability_default": "days past the 45 (60)-in-90 right count as the shelf being "
+                              "unusable outside a permitted suspension: default (iii)",
+         "report_only": "the breach is reported but accrues nothing"}),
+    Interpretation(
+        "default_after_effectiveness_period", "ends", ("continues",),
+        "RRA §2(a)(iii), §3(a)",
+        "Do (iii) and (iv) defaults accrue after the Effectiveness Period ends?",
+        {"ends": "(iii) and (iv) defaults stop at the end of the Effectiveness Period",
+         "continues": "they accrue until cured"}),
+    Interpretation(
+        "trueup_dividends", "frozen", ("to_vesting_date",), "Letter ¶3",
+        "Does a true-up count dividends accrued after the actual conversion?",
+        {"frozen": "a true-up counts anti-dilution only, not dividends accrued after the "
+                   "actual conversion",
+         "to_vesting_date": "a true-up also counts dividends to the vesting date"}),
+)}
+
+DEFAULTS: dict[str, str] = {name: i.default for name, i in REGISTRY.items()}
+
+
+def resolve(overrides: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The full set in force: defaults with ``overrides`` applied; ``ValueError`` if unknown."""
+    out = dict(DEFAULTS)
+    for name, value in (overrides or {}).items():
+        if name not in REGISTRY:
+            raise ValueError(f"unknown interpretation {name!r}; known: {', '.join(REGISTRY)}")
+        if value not in REGISTRY[name].values:
+            raise ValueError(f"interpretation {name} has no value {value!r}; choose one of "
+                             f"{', '.join(REGISTRY[name].values)}")
+        out[name] = value
+    return out
