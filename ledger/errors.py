@@ -21,6 +21,10 @@ class LedgerError(Exception):
         self.rule = rule
         super().__init__(self.render())
 
+    def at_line(self, line: int | None) -> "LedgerError":
+        """The same refusal, now naming the input line it came from."""
+        return type(self)(self.message, line=line, field=self.field, rule=self.rule)
+
     def render(self) -> str:
         parts = []
         if self.line is not None:

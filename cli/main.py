@@ -1,0 +1,47 @@
+"""``deal-ledger``: the command line over the ledger and projections libraries.
+
+Each command parses options, calls one library function and prints its result: human
+tables by default, exact JSON with ``--json``. Heavy libraries are imported inside the
+commands so that ``deal-ledger --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from . import common
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option("0.1.0", prog_name="deal-ledger")
+def cli() -> None:
+    """An event-sourced ledger of deal obligations: Registration Defaults and Additional
+    Interest under the 2004 Resale Registration Rights Agreement, anti-dilution deferral
+    and true-up shares under the 2002 letter agreement of Infocrossing, Inc.
+
+    Events are appended, never edited; every report is rebuilt from them as of any date
+    and as known at any time."""
+
+
+def main() -> None:
+    """Console entry point: user errors are one line; anything else is a bug report."""
+    try:
+        cli.main(prog_name="deal-ledger", standalone_mode=True)
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        click.echo("interrupted: nothing more was written", err=True)
+        sys.exit(130)
+    except Exception as err:  # a bug, not a user mistake: still no raw traceback
+        if os.environ.get("DEAL_LEDGER_DEBUG"):
+            raise
+        click.echo(f"internal error: {type(err).__name__}: {err} (set DEAL_LEDGER_DEBUG=1 "
+                   "for a traceback, and please report it)", err=True)
+        sys.exit(70)
+
+
+# The commands attach themselves to ``cli``; imported last because they import it.
+from . import auditing, demo, operators, reports  # noqa: E402,F401

@@ -1,0 +1,126 @@
+"""Commands for operators: open a deal, append a batch, record one event, correct one."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+
+import click
+
+from .common import db_option, guarded, open_ledger, user_option
+from .main import cli
+
+
+def _print_appended(result) -> None:
+    click.echo(f"appended {result.count} event(s); head seq {result.head.seq} "
+               f"hash {result.head.hash}")
+
+
+@cli.command()
+@click.argument("deal")
+@click.option("--template", help="A deal template: infocrossing-rra-2004 or infocrossing-letter-2002.")
+@click.option("--terms", "terms_file", type=click.Path(dir_okay=False),
+              help="A JSON file {kind, name, date, terms} for another deal of a known kind.")
+@click.option("--key", default=None, help="Idempotency key for the DealOpened event.")
+@db_option
+@user_option
+@guarded
+def init(deal: str, template: str | None, terms_file: str | None, key: str | None, db: str,
+         user: str | None) -> None:
+    """Open DEAL: append its DealOpened event from a template or a terms file."""
+    from ledger.errors import UsageError
+    from ledger.operations import opening_event
+
+    if bool(template) == bool(terms_file):
+        raise UsageError("give exactly one of --template NAME or --terms FILE")
+    new = opening_event(deal, template=template, terms_file=terms_file, key=key)
+    with open_ledger(db, create=True) as ledger:
+        _print_appended(ledger.append([new], user=user))
+
+
+@cli.command()
+@click.argument("source", default="-", required=False)
+@db_option
+@user_option
+@guarded
+def append(source: str, db: str, user: str | None) -> None:
+    """Append a JSON Lines batch from SOURCE (a file, or - for standard input).
+
+    All or nothing: the first bad line is named and nothing is written."""
+    from ledger.errors import UsageError
+    from ledger.jsonl import read_batch
+
+    if source == "-":
+        raw = sys.stdin.buffer.read()
+    else:
+        try:
+            with open(source, "rb") as fh:
+                raw = fh.read()
+        except OSError as err:
+            raise UsageError(f"cannot read {source}: {err.strerror}") from None
+    batch = read_batch(raw)
+    with open_ledger(db, create=True) as ledger:
+        _print_appended(ledger.append(batch, user=user))
+
+
+@cli.command()
+@click.argument("event_type")
+@click.option("--deal", required=True)
+@click.option("--date", "day", required=True, help="The day it happened, YYYY-MM-DD.")
+@click.option("--source", default=None, help="Where the fact comes from.")
+@click.option("--key", default=None, help="Idempotency key.")
+@click.argument("fields", nargs=-1)
+@db_option
+@user_option
+@guarded
+def record(event_type: str, deal: str, day: str, source: str | None, key: str | None,
+           fields: tuple[str, ...], db: str, user: str | None) -> None:
+    """Append one event typed at the terminal: FIELDS are name=value pairs.
+
+    Example: deal-ledger record ShelfFiled --deal infocrossing-rra-2004 --date 2004-07-13
+    file_number=333-117340"""
+    from ledger.operations import event_from_fields
+
+    new = event_from_fields(event_type, deal, day, fields, source=source, key=key)
+    with open_ledger(db, create=False) as ledger:
+        _print_appended(ledger.append([new], user=user))
+
+
+@cli.command()
+@click.argument("event_id")
+@click.option("--reason", required=True, help="Why the event is wrong.")
+@click.option("--date", "day", default=None, help="Date of the correction (default: the target's date).")
+@db_option
+@user_option
+@guarded
+def retract(event_id: str, reason: str, day: str | None, db: str, user: str | None) -> None:
+    """Retract EVENT_ID: append EventRetracted; the event stays in the log, marked."""
+    from ledger.operations import retraction
+
+    with open_ledger(db) as ledger:
+        new = retraction(ledger, event_id, reason, day)
+        _print_appended(ledger.append([new], user=user))
+
+
+@cli.command()
+@click.argument("event_id")
+@click.argument("replacement", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--reason", default="corrected", show_default=True)
+@db_option
+@user_option
+@guarded
+def correct(event_id: str, replacement: str, reason: str, db: str, user: str | None) -> None:
+    """Retract EVENT_ID and append the REPLACEMENT (a JSONL file) in one atomic batch."""
+    from ledger.errors import UsageError
+    from ledger.jsonl import read_batch
+    from ledger.operations import retraction
+
+    try:
+        raw = sys.stdin.buffer.read() if replacement == "-" else open(replacement, "rb").read()
+    except OSError as err:
+        raise UsageError(f"cannot read {replacement}: {err.strerror}") from None
+    batch = read_batch(raw)
+    with open_ledger(db) as ledger:
+        new = retraction(ledger, event_id, reason, None)
+        shifted = [dataclasses.replace(b, line=(b.line or 0)) for b in batch]
+        _print_appended(ledger.append([new, *shifted], user=user))

@@ -1,0 +1,158 @@
+"""An ILLUSTRATIVE ledger for both agreements, for ``deal-ledger demo``.
+
+The parties and the contract terms are real; the dates after signing, the amounts
+transferred, share counts and prices are invented to exercise every rule: each
+Registration Default type (i), (ii), (iii), (iv)(A), (iv)(B), a missed Questionnaire,
+transfers, a sale under the shelf, a conversion, a payment and an underpayment; Camden
+vestings before and after exercises on both sides of the 2004-02-01 cutoff, a
+cancellation and a true-up issued.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .events import NewEvent, parse_event
+from .terms import TEMPLATES
+
+RRA = "infocrossing-rra-2004"
+LETTER = "infocrossing-letter-2002"
+SRC = "ILLUSTRATIVE: invented for the demo"
+
+LEHMAN = "Lehman Brothers Inc."
+FUND_A = "Illustrative Fund A"
+FUND_B = "Illustrative Fund B"
+FUND_C = "Illustrative Fund C"
+
+
+def _e(deal: str, type_: str, day: str, **data: Any) -> dict[str, Any]:
+    return {"type": type_, "deal": deal, "date": day, "data": data, "source": SRC}
+
+
+def _opened(deal: str, template: str) -> dict[str, Any]:
+    t = TEMPLATES[template]
+    return {"type": "DealOpened", "deal": deal, "date": t["date"].isoformat(),
+            "data": {"kind": t["kind"], "name": t["name"], "terms": t["terms"]},
+            "source": f"template {template}; contracts/ in shared/"}
+
+
+def rra_history() -> list[dict[str, Any]]:
+    r = lambda *a, **k: _e(RRA, *a, **k)  # noqa: E731
+    return [
+        _opened(RRA, RRA),
+        r("NotesIssued", "2004-06-30", holder=LEHMAN, principal="60000000"),
+        r("NotesIssued", "2004-07-09", holder=LEHMAN, principal="12000000"),
+        r("NotesTransferred", "2004-08-02", from_holder=LEHMAN, to_holder=FUND_A,
+          principal="20000000"),
+        r("NotesTransferred", "2004-08-02", from_holder=LEHMAN, to_holder=FUND_B,
+          principal="10000000"),
+        # (i): filed five days after the 2004-07-15 Shelf Filing Deadline
+        r("ShelfFiled", "2004-07-20", file_number="333-000000 (illustrative)"),
+        r("TrusteeNotified", "2004-07-19"),
+        r("HoldersAdvised", "2004-07-22"),
+        r("QuestionnaireRequested", "2004-09-01", holders="all"),
+        r("QuestionnaireDelivered", "2004-09-10", holder=LEHMAN),
+        r("QuestionnaireDelivered", "2004-09-15", holder=FUND_A),
+        r("QuestionnaireDelivered", "2004-10-20", holder=FUND_B),  # after its deadline
+        r("AmendmentFiled", "2004-10-29", kind="pre_effective", holders_added=[FUND_B],
+          principal_added="10000000"),
+        # (ii): effective 18 days after the 2004-10-28 Effectiveness Target Date
+        r("ShelfEffective", "2004-11-15"),
+        r("HoldersAdvised", "2004-11-17"),
+        r("AdditionalInterestPaid", "2005-01-18", payment_date="2005-01-15", holder=LEHMAN,
+          amount="5833.33"),
+        r("AdditionalInterestPaid", "2005-01-18", payment_date="2005-01-15", holder=FUND_A,
+          amount="2700.00"),
+        # (iv)(A): a 50-day Suspension Period, no material transaction
+        r("SuspensionStarted", "2005-03-01", material_transaction=False),
+        r("SuspensionEnded", "2005-04-20"),
+        r("NotesTransferred", "2005-05-02", from_holder=LEHMAN, to_holder=FUND_C,
+          principal="5000000", under_shelf=True),
+        # (iii): a stop order not cured within five Business Days
+        r("ShelfUnusable", "2005-06-01", reason="stop_order"),
+        r("HoldersAdvised", "2005-06-02"),
+        r("ShelfUsable", "2005-06-15", cure="order_lifted"),
+        # (iv)(B): a 50-day material-transaction suspension takes the 360-day total to 100
+        r("SuspensionStarted", "2005-08-01", material_transaction=True),
+        r("SuspensionEnded", "2005-09-20"),
+        r("NotesConverted", "2005-10-03", holder=FUND_A, principal="5000000", shares=325520),
+        r("NoticeSent", "2005-10-04", to="Wells Fargo Bank, National Association",
+          subject="conversion of Notes", method="mail"),
+        r("HolderAffiliation", "2004-06-30", holder=FUND_C, company_affiliate=False),
+        r("ConsentGiven", "2005-11-01", holder=LEHMAN, matter="waive §4(b)(iii) advice"),
+        r("ConsentGiven", "2005-11-02", holder=FUND_A, matter="waive §4(b)(iii) advice"),
+    ]
+
+
+WARRANTS = [
+    ("W-DB", "DB Capital Investors, L.P.", 400000),
+    ("W-SV", "Sandler Capital Partners V, L.P.", 250000),
+    ("W-SVFTE", "Sandler Capital Partners V FTE, L.P.", 60000),
+    ("W-STP", "Sandler Technology Partners, L.P.", 40000),
+    ("W-SCO", "Sandler Co-Investment Partners, L.P.", 30000),
+    ("W-PRICE", "Price Family Limited Partners", 100000),
+    ("W-BENAKE", "Benake L.P.", 20000),
+]
+CAMDEN = [
+    ("Camden Partners Strategic Fund II-A, L.P.", 300000),
+    ("Camden Partners Strategic Fund II-B, L.P.", 50000),
+    ("Cahill Warnock Strategic Partners Fund, L.P.", 40000),
+    ("Strategic Associates, L.P.", 10000),
+]
+
+
+def letter_history() -> list[dict[str, Any]]:
+    l = lambda *a, **k: _e(LETTER, *a, **k)  # noqa: E731,E741
+    events = [_opened(LETTER, LETTER),
+              l("CapitalizationRecorded", "2002-02-01", common_outstanding=6000000)]
+    for instrument, holder, shares in WARRANTS:
+        events.append(l("InstrumentRegistered", "2002-02-01", instrument=instrument,
+                        holder=holder, kind="warrant", shares=shares, exercise_price="4.00"))
+    events += [
+        l("InstrumentRegistered", "2002-02-01", instrument="P-DB",
+          holder="DB Capital Investors, L.P.", kind="preferred", quantity=1000,
+          stated_value="1000", conversion_price="8.00"),
+        l("InstrumentRegistered", "2002-02-01", instrument="P-SV",
+          holder="Sandler Capital Partners V, L.P.", kind="preferred", quantity=600,
+          stated_value="1000", conversion_price="8.00"),
+    ]
+    for holder, warrants in CAMDEN:
+        events.append(l("CamdenWarrantsIssued", "2002-02-01", holder=holder, warrants=warrants,
+                        exercise_price="2.00"))
+    events += [
+        # before any vesting: exercised and converted at the original prices
+        l("WarrantsExercised", "2003-03-03", instrument="W-PRICE", fraction="1",
+          shares_issued=100000),
+        l("PreferredConverted", "2003-06-02", instrument="P-SV", fraction="0.5",
+          shares_issued=37500),
+        l("CamdenWarrantsVested", "2003-09-30", holder=CAMDEN[0][0], warrants=150000),
+        l("CamdenWarrantsVested", "2003-09-30", holder=CAMDEN[1][0], warrants=50000),
+        l("TrueUpSharesIssued", "2003-10-15", instrument="W-PRICE", shares=1639),
+        l("WarrantsExercised", "2004-01-30", instrument="W-SCO", fraction="1",
+          shares_issued=30491),
+        l("CapitalizationRecorded", "2004-01-31", common_outstanding=6200000),
+        l("CamdenWarrantsVested", "2004-03-31", holder=CAMDEN[2][0], warrants=40000),
+        l("WarrantsExercised", "2004-05-03", instrument="W-BENAKE", fraction="0.5",
+          shares_issued=10000),
+        l("CamdenWarrantsCancelled", "2004-06-30", holder=CAMDEN[3][0], warrants=10000),
+        l("CamdenWarrantsVested", "2004-09-30", holder=CAMDEN[0][0], warrants=150000),
+    ]
+    return events
+
+
+def demo_events() -> list[NewEvent]:
+    objs = rra_history() + letter_history()
+    return [parse_event(o, line=i + 1) for i, o in enumerate(objs)]
+
+
+def build_demo(db: str) -> dict[str, int]:
+    """Append the demo histories to the ledger at ``db``; counts per deal."""
+    from .store import Ledger
+
+    events = demo_events()
+    with Ledger(db, create=True) as ledger:
+        ledger.append(events, user="demo")
+    counts: dict[str, int] = {}
+    for e in events:
+        counts[e.deal] = counts.get(e.deal, 0) + 1
+    return counts

@@ -1,0 +1,322 @@
+"""Write-side rules: what the store refuses before anything is written (SPEC §3).
+
+A deal's *guard state* is a compact, JSON-friendly index of its events, kept inside the
+deal's aggregate (and its snapshots) so that checking a new event never replays the
+deal's history. Rules that depend on order are checked on *timelines*: the entries an
+event adds to an account (a holder's Notes, a Camden holder's unvested warrants, an
+instrument, the shelf and its Suspension Periods), walked in ``(date, seq)`` order. A new
+entry that sorts last is checked in O(1) against the timeline's cached end state; a
+backdated entry or a retraction re-walks that one timeline, so a correction can never
+leave an earlier-recorded, later-dated event breaking a rule.
+
+``check(state, record)`` is pure and raises ``RuleViolation``; ``fold(state, record)``
+updates the state in place and is what the aggregate applies, on write and on replay.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+from typing import Any
+
+from .errors import DuplicateKey, RuleViolation
+from .events import kind_of_type
+
+Entry = list  # [date, seq, id, op, value]
+
+CLAUSE_TRS = "RRA §1 Transfer Restricted Securities"
+CLAUSE_SUSPENSION = "RRA §4(b)(i), §4(c)"
+
+
+def new_state() -> dict[str, Any]:
+    return {"kind": None, "opened": None, "terms": {}, "count": 0, "ids": {},
+            "retracted": {}, "keys": {}, "timelines": {}}
+
+
+def _cents(amount: str) -> int:
+    return int(Decimal(amount) * 100)
+
+
+def _money(cents: int) -> str:
+    return f"{Decimal(cents) / 100:,.2f}"
+
+
+# ----------------------------------------------------------------------- effects
+
+
+def effects(state: dict[str, Any], record: dict[str, Any]) -> list[tuple[str, Entry]]:
+    """The timeline entries one event adds, as ``(timeline, entry)`` pairs."""
+    t, data, day, seq, eid = record["type"], record["data"], record["date"], record["seq"], record["id"]
+
+    def entry(op: str, value: Any = None) -> Entry:
+        return [day, seq, eid, op, value]
+
+    if t == "NotesIssued":
+        return [(f"notes:{data['holder']}", entry("+", _cents(data["principal"])))]
+    if t == "NotesTransferred":
+        cents = _cents(data["principal"])
+        return [(f"notes:{data['from_holder']}", entry("-", -cents)),
+                (f"notes:{data['to_holder']}", entry("+", cents))]
+    if t in ("NotesConverted", "NotesRetired"):
+        return [(f"notes:{data['holder']}", entry("-", -_cents(data["principal"])))]
+    if t in ("ShelfFiled", "ShelfEffective", "ShelfUnusable", "ShelfUsable",
+             "SuspensionStarted", "SuspensionExtended", "SuspensionEnded"):
+        return [("shelf", entry(t, data.get("material_transaction")))]
+    if t == "CamdenWarrantsIssued":
+        return [(f"camden:{data['holder']}", entry("+", data["warrants"]))]
+    if t in ("CamdenWarrantsVested", "CamdenWarrantsCancelled"):
+        return [(f"camden:{data['holder']}", entry("-", -data["warrants"]))]
+    if t == "InstrumentRegistered":
+        return [(f"instrument:{data['instrument']}", entry(t, data["kind"]))]
+    if t in ("WarrantsExercised", "PreferredConverted"):
+        return [(f"instrument:{data['instrument']}", entry(t, data["fraction"]))]
+    if t == "TrueUpSharesIssued":
+        return [(f"instrument:{data['instrument']}", entry(t))]
+    if t == "AdjustmentRecorded" and data["instrument"] != "all":
+        return [(f"instrument:{data['instrument']}", entry(t))]
+    return []
+
+
+# --------------------------------------------------------------------- timelines
+
+
+def _initial(name: str) -> Any:
+    if name.startswith(("notes:", "camden:")):
+        return 0
+    if name == "shelf":
+        return {"filed": None, "effective": None, "unusable": False, "suspended": False}
+    return {"kind": None, "remaining": "1"}
+
+
+def _step(name: str, summary: Any, e: Entry, state: dict[str, Any]) -> Any:
+    """One entry applied to a timeline's running state; ``RuleViolation`` if it breaks a rule."""
+    day, _seq, eid, op, value = e
+    if name.startswith("notes:"):
+        after = summary + value
+        if after < 0:
+            raise RuleViolation(
+                f"{name[6:]} holds {_money(summary)} of Notes on {day} and cannot dispose of "
+                f"{_money(-value)}", field="data.principal", rule=CLAUSE_TRS)
+        return after
+    if name.startswith("camden:"):
+        after = summary + value
+        if after < 0:
+            raise RuleViolation(
+                f"{name[7:]} has {summary} unvested Camden Warrants on {day}; cannot vest or "
+                f"cancel {-value}", field="data.warrants", rule="Letter ¶2")
+        return after
+    if name == "shelf":
+        return _step_shelf(summary, e, state)
+    return _step_instrument(name[11:], summary, e)
+
+
+def _step_shelf(s: dict[str, Any], e: Entry, state: dict[str, Any]) -> dict[str, Any]:
+    day, _seq, eid, op, material = e
+    s = dict(s)
+
+    def refuse(msg: str, rule: str, field: str = "type") -> None:
+        raise RuleViolation(f"{msg} (on {day})", field=field, rule=rule)
+
+    if op == "ShelfFiled":
+        if s["filed"]:
+            refuse(f"the Shelf Registration Statement was already filed on {s['filed']}",
+                   "RRA §2(a)(i)")
+        s["filed"] = day
+    elif op == "ShelfEffective":
+        if s["effective"]:
+            refuse(f"the shelf was already declared effective on {s['effective']}",
+                   "RRA §2(a)(ii)")
+        s["effective"] = day
+    elif op == "ShelfUnusable":
+        if not s["effective"]:
+            refuse("the shelf cannot cease to be effective or usable before it is effective",
+                   "RRA §3(a)(iii)")
+        if s["unusable"]:
+            refuse("the shelf is already unusable; record ShelfUsable first", "RRA §3(a)(iii)")
+        s["unusable"] = True
+    elif op == "ShelfUsable":
+        if not s["unusable"]:
+            refuse("no ShelfUnusable is open to cure", "RRA §3(a)(iii)")
+        s["unusable"] = False
+    elif op == "SuspensionStarted":
+        if s["suspended"]:
+            refuse("a Suspension Period is already open; end it first", CLAUSE_SUSPENSION)
+        if not s["effective"] or day < s["effective"]:
+            refuse("a Suspension Period can only start during the Effectiveness Period, "
+                   "after the shelf is effective", "RRA §2(a)(iii), §4(b)(i)")
+        years = int(state["terms"].get("effectiveness_period_years", 2))
+        eff = date.fromisoformat(s["effective"])
+        try:
+            end = eff.replace(year=eff.year + years)
+        except ValueError:  # 29 February
+            end = eff.replace(year=eff.year + years, day=28)
+        if date.fromisoformat(day) >= end:
+            refuse(f"the Effectiveness Period ended on {end.isoformat()}", "RRA §2(a)(iii)")
+        s["suspended"] = "material" if material else "ordinary"
+    elif op == "SuspensionExtended":
+        if not s["suspended"]:
+            refuse("no Suspension Period is open to extend", CLAUSE_SUSPENSION)
+        s["suspended"] = "material"
+    elif op == "SuspensionEnded":
+        if not s["suspended"]:
+            refuse("no Suspension Period is open to end", CLAUSE_SUSPENSION)
+        s["suspended"] = False
+    return s
+
+
+def _step_instrument(instrument: str, s: dict[str, Any], e: Entry) -> dict[str, Any]:
+    day, _seq, eid, op, value = e
+    s = dict(s)
+    if op == "InstrumentRegistered":
+        if s["kind"]:
+            raise RuleViolation(f"instrument {instrument} is already registered",
+                                field="data.instrument", rule="Letter ¶1")
+        s["kind"] = value
+        return s
+    if not s["kind"]:
+        raise RuleViolation(f"instrument {instrument} is not registered on or before {day}",
+                            field="data.instrument", rule="Letter ¶1")
+    if op in ("WarrantsExercised", "PreferredConverted"):
+        want = "warrant" if op == "WarrantsExercised" else "preferred"
+        if s["kind"] != want:
+            raise RuleViolation(f"instrument {instrument} is a {s['kind']}, not a {want}",
+                                field="data.instrument", rule="Letter ¶3")
+        remaining = Decimal(s["remaining"])
+        if remaining <= 0:
+            raise RuleViolation(f"nothing remains of instrument {instrument} on {day} to "
+                                f"exercise or convert", field="data.fraction",
+                                rule="Letter ¶3")
+        s["remaining"] = str(remaining * (1 - Decimal(value)))
+    return s
+
+
+def _live(state: dict[str, Any], entries: list[Entry]) -> list[Entry]:
+    retracted = state["retracted"]
+    return [e for e in entries if e[2] not in retracted]
+
+
+def _walk(name: str, entries: list[Entry], state: dict[str, Any],
+          new_id: str | None = None) -> Any:
+    """Replay one timeline in (date, seq) order; name the existing event that breaks."""
+    summary = _initial(name)
+    for e in sorted(entries, key=lambda e: (e[0], e[1])):
+        try:
+            summary = _step(name, summary, e, state)
+        except RuleViolation as err:
+            if e[2] == new_id:
+                raise
+            raise RuleViolation(f"this would break the later-recorded event {e[2]} of {e[0]}: "
+                                f"{err.message}", field=err.field, rule=err.rule) from None
+    return summary
+
+
+def _sorts_last(timeline: dict[str, Any], e: Entry) -> bool:
+    last = timeline.get("last")
+    return last is None or (e[0], e[1]) >= tuple(last)
+
+
+# ------------------------------------------------------------------------- check
+
+
+def check(state: dict[str, Any], record: dict[str, Any]) -> None:
+    """Refuse ``record`` if it breaks a rule of the ledger or the deal (SPEC §3, §4.3)."""
+    t, deal = record["type"], record["deal"]
+    if t == "DealOpened":
+        if state["kind"] is not None:
+            raise RuleViolation(f"deal {deal} is already open", field="deal",
+                                rule="one DealOpened per deal")
+    else:
+        if state["kind"] is None:
+            raise RuleViolation(f"deal {deal} was never opened (append its DealOpened first)",
+                                field="deal", rule="SPEC §3")
+        kind = kind_of_type(t)
+        if kind is not None and kind != state["kind"]:
+            raise RuleViolation(f"{t} is an event of a {kind} deal, and {deal} is a "
+                                f"{state['kind']} deal", field="type", rule="SPEC §3.2-§3.3")
+        if record["date"] < state["opened"]:
+            raise RuleViolation(f"dated before the deal was opened on {state['opened']}",
+                                field="date", rule="SPEC §3")
+    key = record.get("key")
+    if key is not None and key in state["keys"]:
+        raise DuplicateKey(f"deal {deal} already has an event with key {key!r} "
+                           f"(event {state['keys'][key]})", field="key", rule="idempotency")
+    if t == "EventRetracted":
+        _check_retraction(state, record)
+    elif t == "NoticeAcknowledged":
+        target = state["ids"].get(record["data"]["notice"])
+        if target is None or target[0] != "NoticeSent":
+            raise RuleViolation("names no NoticeSent of this deal", field="data.notice",
+                                rule="RRA §10(E)")
+        if target[3] not in ("telex", "fax"):
+            raise RuleViolation(f"a notice sent by {target[3]} is not acknowledged; only telex "
+                                "and fax notices are", field="data.notice", rule="RRA §10(E)")
+    for name, e in effects(state, record):
+        timeline = state["timelines"].get(name, {"entries": [], "end": _initial(name),
+                                                  "last": None})
+        if _sorts_last(timeline, e):
+            _step(name, timeline["end"], e, state)
+        else:
+            _walk(name, _live(state, timeline["entries"]) + [e], state, new_id=e[2])
+
+
+def _check_retraction(state: dict[str, Any], record: dict[str, Any]) -> None:
+    target_id = record["data"]["event_id"]
+    target = state["ids"].get(target_id)
+    if target is None:
+        raise RuleViolation(f"no event {target_id} in deal {record['deal']}",
+                            field="data.event_id", rule="SPEC §3.1 EventRetracted")
+    if target_id in state["retracted"]:
+        raise RuleViolation(f"event {target_id} was already retracted by "
+                            f"{state['retracted'][target_id]}", field="data.event_id",
+                            rule="SPEC §3.1 EventRetracted")
+    if target[0] in ("DealOpened", "EventRetracted"):
+        raise RuleViolation(f"a {target[0]} cannot be retracted", field="data.event_id",
+                            rule="SPEC §3.1 EventRetracted")
+    retracted = {**state["retracted"], target_id: record["id"]}
+    trial = {**state, "retracted": retracted}
+    for name in target[2]:
+        timeline = state["timelines"][name]
+        try:
+            _walk(name, _live(trial, timeline["entries"]), trial)
+        except RuleViolation as err:
+            raise RuleViolation(f"retracting {target_id} would leave the deal breaking a "
+                                f"rule: {err.message}; retract the dependent event first",
+                                field="data.event_id", rule=err.rule) from None
+
+
+# -------------------------------------------------------------------------- fold
+
+
+def fold(state: dict[str, Any], record: dict[str, Any]) -> dict[str, Any]:
+    """Apply one stored event to the guard state (in place; also returns it)."""
+    t, data = record["type"], record["data"]
+    if t == "DealOpened":
+        state["kind"] = data["kind"]
+        state["opened"] = record["date"]
+        state["terms"] = {k: v for k, v in data["terms"].items()
+                          if k in ("effectiveness_period_years",)}
+    state["count"] += 1
+    touched = []
+    for name, e in effects(state, record):
+        timeline = state["timelines"].setdefault(
+            name, {"entries": [], "end": _initial(name), "last": None})
+        if _sorts_last(timeline, e):
+            timeline["end"] = _step(name, timeline["end"], e, state)
+            timeline["last"] = [e[0], e[1]]
+        else:
+            timeline["end"] = _walk(name, _live(state, timeline["entries"]) + [e], state)
+        timeline["entries"].append(e)
+        touched.append(name)
+    extra = data.get("method") if t == "NoticeSent" else None
+    state["ids"][record["id"]] = [t, record["date"], touched, extra]
+    if record.get("key") is not None:
+        state["keys"][record["key"]] = record["id"]
+    if t == "EventRetracted":
+        target_id = data["event_id"]
+        state["retracted"][target_id] = record["id"]
+        for name in state["ids"][target_id][2]:
+            timeline = state["timelines"][name]
+            live = _live(state, timeline["entries"])
+            timeline["end"] = _walk(name, live, state)
+            timeline["last"] = max(([e[0], e[1]] for e in live), default=None)
+    return state

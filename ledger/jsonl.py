@@ -1,0 +1,80 @@
+"""Reading a JSON Lines batch (SPEC §3): one event object per line, all or nothing.
+
+Accepted: UTF-8 with or without a byte-order mark, LF or CRLF line ends, blank lines at
+the end. Refused, naming the line: bytes that are not UTF-8, a blank line between events,
+a line over 1 MiB, invalid JSON, duplicate fields, numbers with exponents (in amounts),
+and a whole-file JSON array.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+from .errors import InvalidEvent
+from .events import NewEvent, parse_event
+from .values import ExponentDecimal
+
+MAX_LINE = 1 << 20
+
+
+def _number(text: str) -> Decimal:
+    return ExponentDecimal(text) if ("e" in text or "E" in text) else Decimal(text)
+
+
+def _constant(text: str) -> Decimal:
+    return Decimal(text.replace("Infinity", "Inf"))
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise ValueError(f"duplicate field {k!r}")
+        out[k] = v
+    return out
+
+
+def loads(text: str) -> Any:
+    """JSON with exact decimals: no binary floats, exponents marked, NaN/Infinity kept
+    as Decimal so the value check can name the field."""
+    return json.loads(text, parse_float=_number, parse_constant=_constant,
+                      object_pairs_hook=_object)
+
+
+def read_batch(raw: bytes) -> list[NewEvent]:
+    """Parse and validate a whole batch; ``InvalidEvent`` at the first bad line."""
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    lines = raw.split(b"\n")
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if not lines:
+        raise InvalidEvent("the input holds no events")
+    if lines[0].lstrip().startswith(b"["):
+        raise InvalidEvent("a JSON array is not JSON Lines: give one event object per line",
+                           line=1)
+    events = []
+    for number, line in enumerate(lines, start=1):
+        events.append(parse_line(line, number))
+    return events
+
+
+def parse_line(line: bytes, number: int) -> NewEvent:
+    if len(line) > MAX_LINE:
+        raise InvalidEvent(f"the line is longer than {MAX_LINE} bytes", line=number)
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InvalidEvent(f"not valid UTF-8 (byte {err.start + 1})", line=number) from None
+    text = text.rstrip("\r")
+    if not text.strip():
+        raise InvalidEvent("empty line: JSON Lines has one event object on every line",
+                           line=number)
+    try:
+        obj = loads(text)
+    except ValueError as err:
+        msg = " ".join(str(err).split())
+        raise InvalidEvent(f"not valid JSON: {msg}", line=number) from None
+    return parse_event(obj, line=number)

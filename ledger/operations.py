@@ -1,0 +1,101 @@
+"""Building the events operators ask for: a deal's opening, one event from name=value
+fields, a retraction. The CLI calls these; they hold the small rules of those forms."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from typing import Any, Iterable
+
+from .errors import InvalidEvent, UsageError
+from .events import CATALOG, NewEvent, parse_event
+from .jsonl import loads
+from .terms import template as get_template
+from .values import _text
+
+
+def opening_event(deal: str, *, template: str | None = None, terms_file: str | None = None,
+                  key: str | None = None) -> NewEvent:
+    """``DealOpened`` from a template name or a ``{kind, name, date, terms}`` JSON file."""
+    if template:
+        try:
+            t = get_template(template)
+        except KeyError as err:
+            raise UsageError(str(err.args[0]), field="--template") from None
+        obj = {"type": "DealOpened", "deal": deal, "date": t["date"].isoformat(),
+               "data": {"kind": t["kind"], "name": t["name"], "terms": t["terms"]},
+               "source": f"template {template}"}
+    else:
+        try:
+            with open(terms_file, "rb") as fh:
+                spec = loads(fh.read().decode("utf-8-sig"))
+        except OSError as err:
+            raise UsageError(f"cannot read {terms_file}: {err.strerror}", field="--terms") from None
+        except (ValueError, UnicodeDecodeError) as err:
+            raise InvalidEvent(f"not valid JSON: {err}", field="--terms") from None
+        if not isinstance(spec, dict):
+            raise InvalidEvent("must be a JSON object {kind, name, date, terms}", field="--terms")
+        missing = [k for k in ("kind", "name", "date", "terms") if k not in spec]
+        if missing:
+            raise InvalidEvent(f"is missing {', '.join(missing)}", field="--terms")
+        obj = {"type": "DealOpened", "deal": deal, "date": spec["date"],
+               "data": {k: spec[k] for k in ("kind", "name", "terms")},
+               "source": f"terms file {terms_file}"}
+    if key:
+        obj["key"] = key
+    return _parse_wrapping_terms(obj)
+
+
+def _parse_wrapping_terms(obj: dict[str, Any]) -> NewEvent:
+    try:
+        return parse_event(obj, line=1)
+    except InvalidEvent as err:
+        raise InvalidEvent(err.message, field=err.field, rule=err.rule) from None
+
+
+def _is_text_field(event_type: str, name: str) -> bool:
+    info = CATALOG[event_type].model_fields.get(name)
+    if info is None:
+        return False
+    return any(getattr(m, "func", None) is _text for m in info.metadata)
+
+
+def event_from_fields(event_type: str, deal: str, day: str, fields: Iterable[str], *,
+                      source: str | None = None, key: str | None = None) -> NewEvent:
+    """One event from ``name=value`` pairs: JSON values where they parse (numbers,
+    true/false, lists), plain text for text fields and everything else."""
+    if event_type not in CATALOG:
+        raise InvalidEvent(f"unknown event type {event_type!r}", field="type")
+    data: dict[str, Any] = {}
+    for item in fields:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise UsageError(f"field {item!r} is not name=value")
+        if name in data:
+            raise UsageError(f"field {name!r} given twice")
+        if _is_text_field(event_type, name):
+            data[name] = value
+            continue
+        try:
+            data[name] = loads(value)
+        except ValueError:
+            data[name] = value
+    obj: dict[str, Any] = {"type": event_type, "deal": deal, "date": day, "data": data}
+    if source is not None:
+        obj["source"] = source
+    if key is not None:
+        obj["key"] = key
+    return parse_event(obj)
+
+
+def retraction(ledger, event_id: str, reason: str, day: str | None) -> NewEvent:
+    """``EventRetracted`` for ``event_id``, in the target's deal, dated ``day`` or the
+    target's own date."""
+    for record in ledger.records():
+        if record["id"] == event_id:
+            obj = {"type": "EventRetracted", "deal": record["deal"],
+                   "date": day or record["date"],
+                   "data": {"event_id": event_id, "reason": reason}}
+            return parse_event(obj, line=1)
+    raise InvalidEvent(f"no event {event_id} in the ledger", field="event_id",
+                       rule="SPEC §3.1 EventRetracted")
