@@ -49,7 +49,8 @@ def verify(ledger: Ledger, expect: str | None = None) -> Verdict:
                                "the stored bytes of this event cannot be decoded "
                                f"(notification {n.id} was altered)")
             if stated_seq != expected_seq:
-                what = "missing" if stated_seq > expected_seq else "out of order"
+                what = ("missing or out of order" if stated_seq > expected_seq
+                        else "out of order")
                 return Verdict(False, expected_seq - 1, prev, expected_seq,
                                f"event {what}: the log has seq {stated_seq} here")
             if record.get("prev_hash") != prev:

@@ -14,15 +14,16 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
 from types import MappingProxyType
-from typing import Any, Literal, Mapping
+from typing import Annotated, Any, Literal, Mapping, get_args
 
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, PlainValidator, ValidationError, model_validator
 
 from .errors import InvalidEvent
 from .values import (
     DATE,
     DECIMAL,
     Day,
+    FieldError,
     Flag,
     Fraction01,
     Money,
@@ -30,6 +31,7 @@ from .values import (
     Price,
     Shares,
     Text,
+    _text,
     parse_day,
 )
 
@@ -128,14 +130,30 @@ class HolderAffiliation(Data):
     company_affiliate: Flag
 
 
-class QuestionnaireRequested(Data):
-    holders: Literal["all"] | list[Text]
+def _holders(value: Any) -> str | list[str]:
+    """``"all"`` or a non-empty list of holder names (RRA §2(b), §4(d)).
 
-    @model_validator(mode="after")
-    def _some_holders(self) -> "QuestionnaireRequested":
-        if isinstance(self.holders, list) and not self.holders:
-            raise ValueError("holders must name at least one holder, or be \"all\"")
-        return self
+    A plain validator rather than ``Literal["all"] | list[Text]``: pydantic's union
+    errors name the union member (``holders.literal['all']``) and report the first
+    member's complaint ("should be 'all'") even for a list with one bad name.
+    """
+    if value == "all":
+        return "all"
+    if not isinstance(value, list):
+        raise ValueError('must be "all" or a list of holders')
+    if not value:
+        raise ValueError('must name at least one holder, or be "all"')
+    names = []
+    for number, item in enumerate(value, start=1):
+        try:
+            names.append(_text(item))
+        except ValueError as err:
+            raise ValueError(f"holder {number} {err}") from None
+    return names
+
+
+class QuestionnaireRequested(Data):
+    holders: Annotated[str | list[str], PlainValidator(_holders)]
 
 
 class QuestionnaireDelivered(Data):
@@ -217,10 +235,10 @@ class InstrumentRegistered(Data):
             need, forbid = ("quantity", "stated_value", "conversion_price"), ("shares", "exercise_price")
         for name in need:
             if getattr(self, name) is None:
-                raise ValueError(f"a {self.kind} needs '{name}'")
+                raise FieldError(name, f"a {self.kind} needs '{name}'")
         for name in forbid:
             if getattr(self, name) is not None:
-                raise ValueError(f"a {self.kind} has no '{name}'")
+                raise FieldError(name, f"a {self.kind} has no '{name}'")
         return self
 
 
@@ -301,12 +319,22 @@ def kind_of_type(event_type: str) -> str | None:
 # ---------------------------------------------------------------------- reading values
 
 
+def _markers(info: Any) -> list[Any]:
+    """A field's metadata, including that of the type inside an optional (``Price | None``
+    keeps its marker inside the union, not on the field)."""
+    found = list(info.metadata)
+    for arg in get_args(info.annotation):
+        found.extend(getattr(arg, "__metadata__", ()))
+    return found
+
+
 def _converters(model: type[Data]) -> dict[str, Any]:
     out = {}
     for name, info in model.model_fields.items():
-        if DECIMAL in info.metadata:
+        markers = _markers(info)
+        if DECIMAL in markers:
             out[name] = Decimal
-        elif DATE in info.metadata:
+        elif DATE in markers:
             out[name] = date.fromisoformat
     return out
 
@@ -365,6 +393,10 @@ def _first_error(err: ValidationError) -> tuple[str, str]:
     elif first["type"] == "missing":
         msg = "is required"
     path = _field_path(tuple(first["loc"]))
+    cause = (first.get("ctx") or {}).get("error")
+    if isinstance(cause, FieldError):  # a model validator naming the field it is about
+        path = ".".join(p for p in (path, cause.field) if p)
+        msg = cause.problem
     return path, msg
 
 

@@ -41,7 +41,7 @@ NAMESPACE = uuid.UUID("6b0f3c52-3a57-4c1e-9d55-1f0b2d6c8e11")
 CHAIN_ID = uuid.uuid5(NAMESPACE, "chain-head")
 GENESIS = "0" * 64
 SNAPSHOT_INTERVAL = 100
-MAX_ATTEMPTS = 60
+RETRY_SECONDS = 60.0
 PAGE = 2000
 
 
@@ -250,7 +250,23 @@ class Ledger:
         if not new_events:
             return Appended(0, self.head(), ())
         who = user or default_user()
-        for attempt in range(MAX_ATTEMPTS):
+        with self._writer_lock():
+            return self._append_retrying(new_events, who)
+
+    def _writer_lock(self):
+        """SQLite: one writer at a time via an advisory lock beside the file, so racing
+        writers queue instead of wasting work; PostgreSQL relies on the optimistic retry."""
+        import contextlib
+
+        if self.is_postgres:
+            return contextlib.nullcontext()
+        return _FileLock(self.url + ".lock")
+
+    def _append_retrying(self, new_events: Sequence[NewEvent], who: str) -> Appended:
+        deadline = time.monotonic() + RETRY_SECONDS
+        attempt = 0
+        while True:
+            attempt += 1
             head = self.head()
             streams, records = self._stage(new_events, head, who)
             chain = ChainAdvanced(originator_id=CHAIN_ID, originator_version=head.version + 1,
@@ -264,15 +280,17 @@ class Ledger:
                 if _is_read_only(err):
                     raise StoreError(f"the ledger at {redact(self.url)} is read-only: "
                                      "reports work, appends do not") from None
-                time.sleep(min(0.5, 0.005 * (attempt + 1)) * random.random())
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(min(0.2, 0.002 * 2 ** min(attempt, 7)) * random.random())
                 continue
             except PersistenceError as err:
                 raise StoreError(f"cannot write the ledger: {_one_line(err, self.url)}") from None
             self._snapshot(streams, before)
             new_head = Head(chain.seq, chain.hash, chain.recorded_at, chain.originator_version)
             return Appended(len(records), new_head, tuple(records))
-        raise LedgerBusy(f"the ledger stayed busy through {MAX_ATTEMPTS} attempts; nothing "
-                         "was written; try again")
+        raise LedgerBusy(f"the ledger stayed busy for {RETRY_SECONDS:.0f} s ({attempt} "
+                         "attempts); nothing was written; try again")
 
     def _stage(self, new_events: Sequence[NewEvent], head: Head,
                who: str) -> tuple[dict[str, DealStream], list[dict[str, Any]]]:
@@ -316,6 +334,32 @@ class Ledger:
                 self.app.snapshots.put(snaps)
             except PersistenceError:
                 pass  # a snapshot is a cache: the events are already safe
+
+
+class _FileLock:
+    """An exclusive advisory lock (``flock``) on a private sidecar file."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.fd: int | None = None
+
+    def __enter__(self) -> "_FileLock":
+        import fcntl
+
+        try:
+            self.fd = os.open(self.path, os.O_CREAT | os.O_RDWR, 0o600)
+        except OSError:
+            self.fd = None  # a read-only directory: the append will say so itself
+            return self
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        import fcntl
+
+        if self.fd is not None:
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+            os.close(self.fd)
 
 
 def _create_private_file(path: str) -> None:

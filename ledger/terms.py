@@ -6,16 +6,32 @@ the log alone: changing a template later never changes an existing deal.
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PlainValidator, ValidationError
 
-from .values import Day, MoneyOrZero, Price
+from .values import Day, FieldError, MoneyOrZero, Price
 
 DAY_COUNTS = ("30/360", "ACT/360", "ACT/365F", "ACT/ACT-ISDA")
 FORMULAS = ("weighted_average_broad", "weighted_average_narrow", "full_ratchet")
+
+
+def _month_day(value: Any) -> str:
+    """A day of every year, ``MM-DD`` (Interest Payment Dates, record dates): checked
+    here so that a typo is refused when the deal is opened, not met by a projection."""
+    if isinstance(value, str) and re.fullmatch(r"[0-9]{2}-[0-9]{2}", value):
+        try:
+            date(2001, int(value[:2]), int(value[3:]))  # a common year: no 02-29
+            return value
+        except ValueError:
+            pass
+    raise ValueError(f"not a month and day of every year in the form MM-DD: {value!r}")
+
+
+MonthDay = Annotated[str, PlainValidator(_month_day)]
 
 
 class _Terms(BaseModel):
@@ -54,9 +70,9 @@ class RegistrationTerms(_Terms):
     cure_business_days: int = Field(5, gt=0)
     suspension_limits: SuspensionLimits = SuspensionLimits()
     rates: Rates = Rates()
-    interest_payment_dates: list[str] = ["01-15", "07-15"]
+    interest_payment_dates: list[MonthDay] = Field(["01-15", "07-15"], min_length=1)
     first_interest_payment_date: Day
-    record_dates: list[str] = ["01-01", "07-01"]
+    record_dates: list[MonthDay] = Field(["01-01", "07-01"], min_length=1)
     day_count: Literal["30/360", "ACT/360", "ACT/365F", "ACT/ACT-ISDA"] = "30/360"
     maturity: Day
     conversion_price: Price
@@ -85,7 +101,8 @@ TERMS_MODELS: dict[str, type[_Terms]] = {
 
 
 def validate_terms(kind: str, terms: dict[str, Any]) -> dict[str, Any]:
-    """The normalised JSON form of a deal's terms; ``ValueError`` naming the term."""
+    """The normalised JSON form of a deal's terms; ``ValueError`` naming the term (a
+    ``FieldError`` whose ``field`` is ``terms.<term>``)."""
     try:
         parsed = TERMS_MODELS[kind].model_validate(terms)
     except ValidationError as err:
@@ -96,7 +113,7 @@ def validate_terms(kind: str, terms: dict[str, Any]) -> dict[str, Any]:
             msg = "unknown term"
         if first["type"] == "missing":
             msg = "is required"
-        raise ValueError(f"terms.{where}: {msg}") from None
+        raise FieldError(f"terms.{where}", msg) from None
     return parsed.model_dump(mode="json")
 
 

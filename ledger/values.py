@@ -9,7 +9,7 @@ that way), so no value ever passes through a binary float.
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Annotated, Any
 
@@ -18,12 +18,23 @@ from pydantic import PlainSerializer, PlainValidator
 MAX_AMOUNT = Decimal(10) ** 13  # ten trillion: larger is a typo, not a deal
 MAX_SHARES = 10**12
 
-_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_DECIMAL_TEXT = re.compile(r"^-?\d+(\.\d+)?$")
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)  # used with fullmatch: no "\n"
+_DECIMAL_TEXT = re.compile(r"-?\d+(\.\d+)?", re.ASCII)  # ASCII digits only
+_EXPONENT_TEXT = re.compile(r"-?(\d+(\.\d*)?|\.\d+)[eE][+-]?\d+", re.ASCII)
 
 
 class ExponentDecimal(Decimal):
     """A JSON number written with an exponent (``6e7``): refused for amounts."""
+
+
+class FieldError(ValueError):
+    """A check across fields (a model validator) that still concerns one field, so that
+    the refusal names that field rather than the whole object."""
+
+    def __init__(self, field: str, problem: str):
+        super().__init__(f"{field}: {problem}")
+        self.field = field
+        self.problem = problem
 
 
 class Marker:
@@ -42,9 +53,9 @@ DATE = Marker("date")
 
 def parse_day(value: Any) -> date:
     """An ISO calendar date ``YYYY-MM-DD``; nothing else (no 04/07/2004, no timestamps)."""
-    if isinstance(value, date):
+    if isinstance(value, date) and not isinstance(value, datetime):
         return value
-    if not isinstance(value, str) or not _ISO_DATE.match(value):
+    if not isinstance(value, str) or not _ISO_DATE.fullmatch(value):
         raise ValueError(f"not a date in the form YYYY-MM-DD: {value!r}")
     try:
         return date.fromisoformat(value)
@@ -63,9 +74,9 @@ def _to_decimal(value: Any) -> Decimal:
         number = Decimal(value)
     elif isinstance(value, str):
         text = value.strip()
-        if "e" in text.lower() and not text.lower() in ("nan", "inf", "infinity", "-infinity"):
+        if _EXPONENT_TEXT.fullmatch(text):  # not any "e": "free" is not exponent notation
             raise ValueError("exponent notation is not allowed; write the number out")
-        if not _DECIMAL_TEXT.match(text):
+        if not _DECIMAL_TEXT.fullmatch(text):
             raise ValueError(f"not a decimal number: {value!r}")
         try:
             number = Decimal(text)
@@ -150,7 +161,9 @@ def _flag(value: Any) -> bool:
     return value
 
 
-_as_str = PlainSerializer(str, return_type=str)
+# Positional notation always: str(Decimal("0.0000001")) is "1E-7", which the reader
+# refuses as exponent notation, so the normalised form could not be appended again.
+_as_str = PlainSerializer(lambda number: format(number, "f"), return_type=str)
 
 Day = Annotated[date, PlainValidator(parse_day), PlainSerializer(date.isoformat, return_type=str), DATE]
 Money = Annotated[Decimal, PlainValidator(_money(False)), _as_str, DECIMAL]

@@ -1,0 +1,55 @@
+"""Fixtures: a fresh ledger on SQLite (a temp file) and on PostgreSQL (a fresh database
+per test on the server named by $DEAL_LEDGER_TEST_PG; .ci/run starts a throwaway one).
+Without that variable the PostgreSQL cases skip, unless $DEAL_LEDGER_REQUIRE_PG is set,
+as in CI, where a missing server is a failure."""
+
+from __future__ import annotations
+
+import os
+import uuid
+
+import pytest
+
+PG = os.environ.get("DEAL_LEDGER_TEST_PG")
+REQUIRE_PG = bool(os.environ.get("DEAL_LEDGER_REQUIRE_PG"))
+
+
+def _pg_admin(sql: str) -> None:
+    import psycopg
+
+    with psycopg.connect(PG, autocommit=True) as conn:
+        conn.execute(sql)
+
+
+def fresh_pg_url() -> str:
+    if not PG:
+        if REQUIRE_PG:
+            pytest.fail("DEAL_LEDGER_REQUIRE_PG is set but DEAL_LEDGER_TEST_PG is not")
+        pytest.skip("no PostgreSQL: set DEAL_LEDGER_TEST_PG (bash .ci/run does)")
+    name = f"ledger_test_{uuid.uuid4().hex[:12]}"
+    _pg_admin(f"CREATE DATABASE {name}")
+    return PG.rsplit("/", 1)[0] + "/" + name
+
+
+def drop_pg(url: str) -> None:
+    name = url.rsplit("/", 1)[1]
+    try:
+        _pg_admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    except Exception:
+        pass
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store_url(request, tmp_path):
+    """A URL for an empty ledger, once per backend."""
+    if request.param == "sqlite":
+        yield str(tmp_path / "ledger.db")
+        return
+    url = fresh_pg_url()
+    yield url
+    drop_pg(url)
+
+
+@pytest.fixture
+def sqlite_url(tmp_path):
+    return str(tmp_path / "ledger.db")

@@ -1,0 +1,222 @@
+"""The store on both backends: append, read back, all-or-nothing batches, idempotency
+keys, the write-side rules (SPEC §3, §4.3), snapshots and the hash chain."""
+
+from __future__ import annotations
+
+import pytest
+
+from ledger.chain import verify
+from ledger.errors import DuplicateKey, InvalidEvent, RuleViolation
+from ledger.events import parse_event
+from ledger.store import GENESIS, Ledger, SNAPSHOT_INTERVAL, deal_id, record_hash
+from tests.support import ev, opened
+
+LEHMAN = "Lehman Brothers Inc."
+
+
+def batch(*objs):
+    return [parse_event(o, line=i + 1) for i, o in enumerate(objs)]
+
+
+def rra_base():
+    return batch(opened("rra"), ev("NotesIssued", "2004-06-30", holder=LEHMAN,
+                                   principal="60000000"))
+
+
+def state(ledger):
+    return ledger.head(), len(list(ledger.records()))
+
+
+def test_append_assigns_store_fields_and_chains(store_url):
+    with Ledger(store_url) as ledger:
+        result = ledger.append(rra_base(), user="alice")
+        assert result.count == 2 and result.head.seq == 2
+        records = list(ledger.records())
+    assert [r["seq"] for r in records] == [1, 2]
+    assert records[0]["prev_hash"] == GENESIS
+    assert records[1]["prev_hash"] == records[0]["hash"]
+    assert all(r["recorded_by"] == "alice" for r in records)
+    assert all(record_hash(r) == r["hash"] for r in records)
+    assert records[1]["data"] == {"holder": LEHMAN, "principal": "60000000"}
+
+
+def test_events_read_back_typed(store_url):
+    with Ledger(store_url) as ledger:
+        ledger.append(rra_base())
+        events = ledger.deal_events("rra")
+    assert [e.type for e in events] == ["DealOpened", "NotesIssued"]
+    assert str(events[1].data["principal"]) == "60000000"
+
+
+def test_failing_line_leaves_store_unchanged(store_url):
+    with Ledger(store_url) as ledger:
+        ledger.append(rra_base())
+        before = state(ledger)
+        bad = batch(ev("ShelfFiled", "2004-07-13"),
+                    ev("NotesConverted", "2005-01-03", holder=LEHMAN, principal="70000000",
+                       shares=10))
+        with pytest.raises(RuleViolation) as err:
+            ledger.append(bad)
+        assert "line 2" in str(err.value) and "data.principal" in str(err.value)
+        assert state(ledger) == before
+
+
+def test_duplicate_key_refused_within_and_across_batches(store_url):
+    with Ledger(store_url) as ledger:
+        ledger.append(rra_base())
+        first = {**ev("ShelfFiled", "2004-07-13"), "key": "s-1"}
+        ledger.append(batch(first))
+        with pytest.raises(DuplicateKey):
+            ledger.append(batch(first))
+        with pytest.raises(DuplicateKey) as err:
+            ledger.append(batch({**ev("TrusteeNotified", "2004-07-14"), "key": "k"},
+                                {**ev("TrusteeNotified", "2004-07-15"), "key": "k"}))
+        assert "line 2" in str(err.value)
+        # the same key in another deal is fine
+        ledger.append(batch(opened("rra2"), {**ev("ShelfFiled", "2004-07-13", deal="rra2"),
+                                              "key": "s-1"}))
+
+
+@pytest.mark.parametrize("objs, field, phrase", [
+    ([ev("ShelfFiled", "2004-07-13", deal="nope")], "deal", "never opened"),
+    ([ev("CapitalizationRecorded", "2004-07-13", common_outstanding=5)], "type", "deal"),
+    ([ev("ShelfFiled", "2004-06-29")], "date", "before the deal was opened"),
+    ([ev("NotesTransferred", "2004-07-01", from_holder=LEHMAN, to_holder="B",
+         principal="60000000.01")], "data.principal", "cannot dispose"),
+    ([ev("NotesRetired", "2004-07-01", holder="Nobody", principal="1", reason="redeemed")],
+     "data.principal", "cannot dispose"),
+    ([ev("SuspensionEnded", "2005-01-03")], "type", "no Suspension Period is open"),
+    ([ev("SuspensionStarted", "2005-01-03", material_transaction=False)], "type",
+     "Effectiveness Period"),
+    ([ev("ShelfFiled", "2004-07-13"), ev("ShelfEffective", "2004-11-15"),
+      ev("SuspensionStarted", "2005-01-03", material_transaction=False),
+      ev("SuspensionStarted", "2005-01-10", material_transaction=False)], "type",
+     "already open"),
+    ([ev("ShelfFiled", "2004-07-13"), ev("ShelfEffective", "2004-11-15"),
+      ev("SuspensionStarted", "2006-11-15", material_transaction=False)], "type",
+     "Effectiveness Period ended"),
+    ([ev("ShelfUsable", "2005-01-03", cure="order_lifted")], "type", "no ShelfUnusable"),
+    ([ev("DealOpened", "2004-06-30", kind="registration_rights", name="again",
+         terms=opened()["data"]["terms"])], "deal", "already open"),
+    ([ev("EventRetracted", "2005-01-03", event_id="e-unknown", reason="x")],
+     "data.event_id", "no event"),
+    ([ev("NoticeAcknowledged", "2005-01-03", notice="e-unknown")], "data.notice",
+     "NoticeSent"),
+])
+def test_write_side_rules(store_url, objs, field, phrase):
+    with Ledger(store_url) as ledger:
+        ledger.append(rra_base())
+        before = state(ledger)
+        with pytest.raises(RuleViolation) as err:
+            ledger.append(batch(*objs))
+        assert f"field '{field}'" in str(err.value)
+        assert phrase in str(err.value)
+        assert state(ledger) == before
+
+
+def test_backdated_transfer_that_breaks_a_later_conversion_is_refused(store_url):
+    with Ledger(store_url) as ledger:
+        ledger.append(rra_base())
+        ledger.append(batch(ev("NotesConverted", "2005-06-01", holder=LEHMAN,
+                               principal="60000000", shares=3906250)))
+        # recorded later, dated earlier: Lehman would hold nothing to convert on 2005-06-01
+        with pytest.raises(RuleViolation) as err:
+            ledger.append(batch(ev("NotesTransferred", "2005-01-03", from_holder=LEHMAN,
+                                   to_holder="B", principal="1000000")))
+        assert "later-recorded event" in str(err.value)
+
+
+def test_retraction_rules(store_url):
+    with Ledger(store_url) as ledger:
+        ledger.append(rra_base())
+        issued = [r for r in ledger.records() if r["type"] == "NotesIssued"][0]["id"]
+        ledger.append(batch(ev("NotesConverted", "2005-06-01", holder=LEHMAN,
+                               principal="1000000", shares=65104)))
+        with pytest.raises(RuleViolation) as err:  # the conversion would exceed holdings
+            ledger.append(batch(ev("EventRetracted", "2005-06-02", event_id=issued,
+                                   reason="typo")))
+        assert "retract the dependent event first" in str(err.value)
+        conv = [r for r in ledger.records() if r["type"] == "NotesConverted"][0]["id"]
+        ledger.append(batch(ev("EventRetracted", "2005-06-02", event_id=conv, reason="typo")))
+        with pytest.raises(RuleViolation) as err:
+            ledger.append(batch(ev("EventRetracted", "2005-06-03", event_id=conv, reason="x")))
+        assert "already retracted" in str(err.value)
+        # with the conversion gone, the issue can go too
+        ledger.append(batch(ev("EventRetracted", "2005-06-04", event_id=issued, reason="x")))
+        # and now nothing is held: a new conversion is refused
+        with pytest.raises(RuleViolation):
+            ledger.append(batch(ev("NotesConverted", "2005-07-01", holder=LEHMAN,
+                                   principal="1", shares=1)))
+
+
+def test_letter_rules(store_url):
+    with Ledger(store_url) as ledger:
+        ledger.append(batch(
+            opened("ltr", "infocrossing-letter-2002"),
+            ev("InstrumentRegistered", "2002-02-01", deal="ltr", instrument="W-1", holder="H",
+               kind="warrant", shares=1000, exercise_price="4.00"),
+            ev("CamdenWarrantsIssued", "2002-02-01", deal="ltr", holder="C", warrants=100,
+               exercise_price="2.00"),
+            ev("WarrantsExercised", "2003-01-02", deal="ltr", instrument="W-1", fraction="1",
+               shares_issued=1000)))
+        for bad, phrase in [
+            (ev("WarrantsExercised", "2003-02-03", deal="ltr", instrument="W-1",
+                fraction="0.5", shares_issued=1), "nothing remains"),
+            (ev("PreferredConverted", "2003-02-03", deal="ltr", instrument="W-1",
+                fraction="0.5", shares_issued=1), "not a preferred"),
+            (ev("WarrantsExercised", "2003-02-03", deal="ltr", instrument="W-9",
+                fraction="0.5", shares_issued=1), "not registered"),
+            (ev("CamdenWarrantsVested", "2003-02-03", deal="ltr", holder="C", warrants=101),
+             "unvested"),
+            (ev("InstrumentRegistered", "2003-02-03", deal="ltr", instrument="W-1", holder="H",
+                kind="warrant", shares=1, exercise_price="1"), "already registered"),
+        ]:
+            with pytest.raises(RuleViolation) as err:
+                ledger.append(batch(bad))
+            assert phrase in str(err.value)
+
+
+def test_snapshot_keeps_guard_state_equal_to_full_replay(store_url):
+    with Ledger(store_url) as ledger:
+        ledger.append(rra_base())
+        n = SNAPSHOT_INTERVAL + 30
+        ledger.append(batch(*[ev("NotesTransferred", "2004-07-01", from_holder=LEHMAN,
+                                 to_holder=f"H{i}", principal="1000") for i in range(n)]))
+        snaps = ledger.app.snapshots.get(deal_id("rra"))
+        assert list(snaps), "a snapshot was taken after passing the interval"
+        via_snapshot = ledger.app.repository.get(deal_id("rra")).guard
+        from eventsourcing.application import Repository  # replay without snapshots
+        plain = Repository(event_store=ledger.app.events, snapshot_store=None)
+        assert plain.get(deal_id("rra")).guard == via_snapshot
+        # and the rules still see the state: Lehman has 60,000,000 - n*1,000 left
+        with pytest.raises(RuleViolation):
+            ledger.append(batch(ev("NotesRetired", "2004-07-02", holder=LEHMAN,
+                                   principal=str(60_000_000 - n * 1000 + 1), reason="redeemed")))
+        ledger.append(batch(ev("NotesRetired", "2004-07-02", holder=LEHMAN,
+                               principal=str(60_000_000 - n * 1000), reason="redeemed")))
+
+
+def test_verify_ok_and_empty(store_url):
+    with Ledger(store_url) as ledger:
+        assert verify(ledger).ok and verify(ledger).count == 0
+        ledger.append(rra_base())
+        v = verify(ledger)
+        assert v.ok and v.count == 2 and v.head_hash == ledger.head().hash
+        assert verify(ledger, expect=v.head_hash).ok
+        assert not verify(ledger, expect="f" * 64).ok
+
+
+def test_reading_a_missing_sqlite_ledger_does_not_create_it(tmp_path):
+    from ledger.errors import StoreError
+
+    with pytest.raises(StoreError):
+        Ledger(str(tmp_path / "none.db"), create=False)
+    assert not (tmp_path / "none.db").exists()
+
+
+def test_new_sqlite_file_is_private(sqlite_url):
+    import os
+    import stat
+
+    Ledger(sqlite_url).close()
+    assert stat.S_IMODE(os.stat(sqlite_url).st_mode) == 0o600
