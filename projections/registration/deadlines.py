@@ -1,0 +1,163 @@
+"""Obligations with due dates (SPEC §4.4 "Trustee notice", §4.5), judged as of ``as_of``.
+
+Status: ``met`` (done on or before the due date), ``missed`` (done late, with
+``late_on``, or not done and the due date has passed), ``open`` (not done, not yet due),
+``excused`` (RRA §2(b) provisos: the Company "shall not be obligated" to file).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from typing import Sequence
+
+from ledger.calendar import BusinessCalendar
+from ledger.events import Event
+from ledger.terms import RegistrationTerms
+from projections.basis import Basis
+
+from .defaults import RegistrationDefault
+from .questionnaire import Questionnaires
+from .shelf import Shelf
+
+ADVISE_TRIGGERS = {"ShelfFiled": "the Prospectus was filed",
+                   "ShelfEffective": "the Shelf Registration Statement became effective"}
+AMENDMENT_TRIGGERS = {"post_effective": "a post-effective amendment was filed",
+                      "supplement": "a Prospectus supplement was filed"}
+
+
+@dataclass(frozen=True)
+class Obligation:
+    obligation: str
+    clause: str
+    due: date | None
+    status: str
+    met_on: date | None
+    late_on: date | None
+    events: tuple[str, ...]
+    basis: Basis
+    holder: str | None = None
+
+
+def judge(due: date, done_on: date | None, as_of: date) -> tuple[str, date | None, date | None]:
+    """(status, met_on, late_on) of something due on ``due`` and done on ``done_on``."""
+    if done_on is not None and done_on <= due:
+        return "met", done_on, None
+    if done_on is not None:
+        return "missed", None, done_on
+    return ("missed" if as_of > due else "open"), None, None
+
+
+def _oblige(what: str, clause: str, due: date, done: Event | date | None, as_of: date,
+            events: tuple[str, ...], rule: str, arithmetic: str, holder: str | None = None,
+            interpretations: tuple[str, ...] = ()) -> Obligation:
+    done_on = done.date if isinstance(done, Event) else done
+    ids = events + ((done.id,) if isinstance(done, Event) else ())
+    st, met, late = judge(due, done_on, as_of)
+    return Obligation(what, clause, due, st, met, late, ids,
+                      Basis(clause, rule, ids, interpretations, arithmetic), holder)
+
+
+def _first(events: Sequence[Event], type_: str, since: date, about: Sequence[str]) -> Event | None:
+    """The first ``type_`` event on or after ``since`` whose ``about`` is absent or names
+    one of ``about``."""
+    return next((e for e in events if e.type == type_ and e.date >= since
+                 and (e.data.get("about") is None or e.data["about"] in about)), None)
+
+
+def shelf_deadlines(shelf: Shelf, terms: RegistrationTerms, opened: str,
+                    as_of: date) -> list[Obligation]:
+    """RRA §2(a)(i) file by the Shelf Filing Deadline; §2(a)(ii) effective by the
+    Effectiveness Target Date."""
+    return [
+        _oblige("file the Shelf Registration Statement", "RRA §2(a)(i)", shelf.filing_deadline,
+                shelf.filed, as_of, (opened,), "not later than 15 days after the date hereof",
+                f"{terms.closing_date} + {terms.filing_deadline_days} days = {shelf.filing_deadline}"),
+        _oblige("Shelf Registration Statement declared effective", "RRA §2(a)(ii)",
+                shelf.effectiveness_deadline, shelf.effective, as_of, (opened,),
+                "not later than 120 days after the date hereof (the Effectiveness Target Date)",
+                f"{terms.closing_date} + {terms.effectiveness_deadline_days} days = "
+                f"{shelf.effectiveness_deadline}")]
+
+
+def trustee_notices(defaults: Sequence[RegistrationDefault], events: Sequence[Event],
+                    terms: RegistrationTerms, calendar: BusinessCalendar,
+                    as_of: date) -> list[Obligation]:
+    """RRA §3(b): "the Company shall notify the Trustee within two Business Days after each
+    and every date on which an event occurs in respect of which Additional Interest is
+    required to be paid": due the 2nd Business Day after each default date; met by a
+    TrusteeNotified on or after the default date about it (or about nothing named)."""
+    n = terms.trustee_notice_business_days
+    out = []
+    for d in defaults:
+        due = calendar.add_business_days(d.default_date, n)
+        out.append(_oblige(f"notify the Trustee of Registration Default {d.kind} "
+                           f"(default date {d.default_date})", "RRA §3(b)", due,
+                           _first(events, "TrusteeNotified", d.default_date, d.events), as_of,
+                           d.events, "notify the Trustee within two Business Days after the "
+                           "default date", f"{d.default_date} + {n} Business Days = {due}",
+                           interpretations=("default_date",)))
+    return out
+
+
+def advise_holders(events: Sequence[Event], terms: RegistrationTerms,
+                   calendar: BusinessCalendar, as_of: date) -> list[Obligation]:
+    """RRA §4(b)(iii): "Advise the selling Holders promptly (but in any event within five
+    Business Days) ... (A) when the Prospectus or any Prospectus supplement or
+    post-effective amendment has been filed, and ... when the same has become effective,
+    ... (C) of the issuance by the Commission of any stop order"."""
+    n = terms.advise_holders_business_days
+    out = []
+    for e in events:
+        what = ADVISE_TRIGGERS.get(e.type)
+        if e.type == "AmendmentFiled":
+            what = AMENDMENT_TRIGGERS.get(e.data["kind"])
+        if e.type == "ShelfUnusable" and e.data["reason"] == "stop_order":
+            what = "a stop order was issued"
+        if what is None:
+            continue
+        due = calendar.add_business_days(e.date, n)
+        out.append(_oblige(f"advise the selling Holders: {what} ({e.date})", "RRA §4(b)(iii)",
+                           due, _first(events, "HoldersAdvised", e.date, (e.id,)), as_of,
+                           (e.id,), "advise the selling Holders within five Business Days",
+                           f"{e.date} + {n} Business Days = {due}"))
+    return out
+
+
+def questionnaire_deadlines(q: Questionnaires, terms: RegistrationTerms,
+                            as_of: date) -> list[Obligation]:
+    """RRA §2(b), §4(d): each Holder asked delivers "prior to or on the 20th Business Day
+    after the date of a written request" (a delivery before the request counts)."""
+    out = []
+    for r in q.requests:
+        for h in r.holders:
+            done = next(iter(q.deliveries.get(h, ())), None)
+            out.append(_oblige(f"Questionnaire from {h}", "RRA §2(b), §4(d)", r.deadline,
+                               done.on if done else None, as_of,
+                               (r.event,) + ((done.event,) if done else ()),
+                               "deliver the Questionnaire by the 20th Business Day after the "
+                               "request", f"{r.on} + {terms.questionnaire_business_days} "
+                               f"Business Days = {r.deadline}", holder=h))
+    return out
+
+
+def effectiveness_period(shelf: Shelf, defaults: Sequence[RegistrationDefault],
+                         as_of: date) -> list[Obligation]:
+    """RRA §2(a)(iii): "keep the Shelf Registration Statement continuously effective ...
+    for a period (the "EFFECTIVENESS PERIOD")": open until it ends; then met if no default
+    (iii) or (iv) accrued inside it, else missed."""
+    if shelf.effective is None or shelf.period_end is None:
+        return []
+    inside = [d for d in defaults if d.kind in ("(iii)", "(iv)(A)", "(iv)(B)")
+              and d.accrual_from < shelf.period_end]
+    ids = (shelf.effective.id,) + tuple(i for d in inside for i in d.events)
+    if as_of < shelf.period_end:
+        st, met = "open", None
+    else:
+        st, met = ("missed", None) if inside else ("met", shelf.period_end)
+    basis = shelf.period_end_basis
+    return [Obligation("keep the Shelf Registration Statement effective to the end of the "
+                       "Effectiveness Period", basis.clause, shelf.period_end, st, met, None,
+                       ids, Basis(basis.clause, basis.rule, ids, (), basis.arithmetic
+                                  + (f"; defaults inside it: {', '.join(d.kind for d in inside)}"
+                                     if inside else "")))]

@@ -1,0 +1,168 @@
+"""Registration Defaults (RRA §3(a)(i)-(iv)), arising from deadlines passing as much as
+from events.
+
+RRA §3(a): "the Company hereby agrees to pay additional interest ... from and including
+the day following the Registration Default to but excluding the day on which the
+Registration Default has been cured". Each default has a *last compliant day* (the last
+day on which the Company could still have complied); interpretation ``default_date``
+says whether that day or the next is "the Registration Default", and accrual starts the
+day after it. A default whose accrual would be empty is not listed (SPEC §4.2); one whose
+last compliant day has not passed on ``as_of`` has not occurred.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from typing import Mapping, Sequence
+
+from ledger.calendar import BusinessCalendar
+from ledger.terms import RegistrationTerms
+from projections.basis import Basis
+
+from .clock import ONE_DAY
+from .shelf import Shelf
+from .suspensions import Breach
+
+ORDER = {"(i)": 1, "(ii)": 2, "(iii)": 3, "(iv)(A)": 4, "(iv)(B)": 5}
+
+
+@dataclass(frozen=True)
+class RegistrationDefault:
+    kind: str                      # "(i)", "(ii)", "(iii)", "(iv)(A)", "(iv)(B)"
+    clause: str
+    last_compliant_day: date
+    default_date: date
+    accrual_from: date
+    cured_on: date | None
+    accrual_until: date | None     # exclusive; None while it runs
+    stopped_by: str | None         # "cure", "effectiveness_period_end" or "superseded"
+    events: tuple[str, ...]
+    rule: str
+    arithmetic: str
+    interpretations: tuple[str, ...]
+
+    def accrual_end(self, cutoff: date) -> date:
+        """Exclusive end of the accrual known at ``cutoff`` (the day after as_of)."""
+        return cutoff if self.accrual_until is None else min(self.accrual_until, cutoff)
+
+    def basis(self) -> Basis:
+        return Basis(self.clause, self.rule, self.events, self.interpretations, self.arithmetic)
+
+
+def _make(kind: str, clause: str, last_compliant_day: date, cure: date | None,
+          events: tuple[str, ...], rule: str, why: str, readings: Mapping[str, str], *,
+          period_end: date | None = None, superseded: date | None = None,
+          extra: tuple[str, ...] = ()) -> RegistrationDefault:
+    """One default with interpretations ``default_date`` and, for (iii) and (iv),
+    ``default_after_effectiveness_period`` applied."""
+    first_breach = readings["default_date"] == "first_breach_day"
+    default_date = last_compliant_day + ONE_DAY if first_breach else last_compliant_day
+    accrual_from = default_date + ONE_DAY
+    until, stopped, interps = cure, ("cure" if cure else None), ("default_date", *extra)
+    if superseded is not None and (until is None or superseded < until):
+        until, stopped = superseded, "superseded"
+    if kind in ("(iii)", "(iv)(A)", "(iv)(B)"):
+        interps += ("default_after_effectiveness_period",)
+        if (readings["default_after_effectiveness_period"] == "ends" and period_end is not None
+                and (until is None or period_end < until)):
+            until, stopped = period_end, "effectiveness_period_end"
+    arithmetic = (f"{why}; default date {default_date}; accrual from {accrual_from} to "
+                  f"{until if until else 'the cure'} (exclusive)")
+    return RegistrationDefault(kind, clause, last_compliant_day, default_date, accrual_from,
+                               cure, until, stopped, events, rule, arithmetic, interps)
+
+
+def deadline_defaults(shelf: Shelf, terms: RegistrationTerms, opened: str,
+                      readings: Mapping[str, str]) -> list[RegistrationDefault]:
+    """RRA §3(a)(i) "the Shelf Registration Statement is not filed with the Commission
+    prior to or on the Shelf Filing Deadline"; §3(a)(ii) "has not been declared effective
+    by the Commission prior to or on the Effectiveness Target Date". Cured by the filing,
+    the effectiveness."""
+    out = []
+    for kind, deadline, days, event, what in (
+            ("(i)", shelf.filing_deadline, terms.filing_deadline_days, shelf.filed, "filed"),
+            ("(ii)", shelf.effectiveness_deadline, terms.effectiveness_deadline_days,
+             shelf.effective, "declared effective")):
+        if event is not None and event.date <= deadline:
+            continue
+        out.append(_make(kind, f"RRA §3(a){kind}", deadline, event.date if event else None,
+                         (opened, *((event.id,) if event else ())),
+                         f"the Shelf Registration Statement was not {what} prior to or on "
+                         f"the deadline", f"deadline {terms.closing_date} + {days} days = "
+                         f"{deadline}", readings))
+    return out
+
+
+def unusable_defaults(shelf: Shelf, terms: RegistrationTerms, calendar: BusinessCalendar,
+                      readings: Mapping[str, str]) -> tuple[list[RegistrationDefault], list[str]]:
+    """RRA §3(a)(iii): "the Shelf Registration Statement is filed and declared effective
+    but, during the Effectiveness Period, shall thereafter cease to be effective or fail
+    to be usable for its intended purpose without such disability being cured within five
+    Business Days": last compliant day = the 5th Business Day after it became unusable;
+    cured on the ShelfUsable date."""
+    out, problems = [], []
+    n = terms.cure_business_days
+    for span in shelf.unusable:
+        if not shelf.in_effectiveness_period(span.start):
+            problems.append(f"ShelfUnusable {span.events[0]} on {span.start} is outside the "
+                            f"Effectiveness Period: not a Registration Default (RRA §3(a)(iii))")
+            continue
+        last = calendar.add_business_days(span.start, n)
+        out.append(_make("(iii)", "RRA §3(a)(iii)", last, span.end, span.events,
+                         f"the shelf ceased to be effective or usable ({span.reason}) and was "
+                         f"not cured within {n} Business Days",
+                         f"unusable from {span.start}; {n} Business Days after = {last}",
+                         readings, period_end=shelf.period_end))
+    return out, problems
+
+
+def suspension_defaults(found: Sequence[Breach], shelf: Shelf, terms: RegistrationTerms,
+                        calendar: BusinessCalendar,
+                        readings: Mapping[str, str]) -> list[RegistrationDefault]:
+    """RRA §3(a)(iv)(A) and (B) from the breaches of the suspension limits; and, with
+    interpretation ``window_breach=usability_default``, a default (iii) for suspended days
+    beyond the 45 (60)-in-90 right (RRA §4(b)(i)): the shelf is then unusable outside a
+    permitted suspension from the first such day, with the five Business Days of §3(a)(iii)
+    to cure; it ends when the period ends or when its own 45th (60th) day has passed and
+    default (iv)(A) takes over."""
+    out = []
+    for b in found:
+        p = b.period
+        if b.kind == "single_period":
+            out.append(_make("(iv)(A)", b.clause, b.first_day - ONE_DAY, p.end, b.events,
+                             b.rule, f"Suspension Period from {p.start}; its {b.limit}th day "
+                             f"= {p.start} + {b.limit - 1} days = {b.first_day - ONE_DAY}",
+                             readings, period_end=shelf.period_end))
+        elif b.kind == "aggregate":
+            out.append(_make("(iv)(B)", b.clause, b.first_day - ONE_DAY, p.end, b.events,
+                             b.rule, f"{b.limit} suspended days in the {b.window} days ending "
+                             f"{b.first_day - ONE_DAY}; more on {b.first_day}",
+                             readings, period_end=shelf.period_end))
+        elif readings["window_breach"] == "usability_default":
+            last = calendar.add_business_days(b.first_day, terms.cure_business_days)
+            own_end = p.start + ONE_DAY * p.limit(terms.suspension_limits)
+            cure = p.end if p.end is not None and p.end <= own_end else None
+            out.append(_make("(iii)", "RRA §3(a)(iii), §4(b)(i)", last, cure, b.events,
+                             f"{b.rule}: the shelf is unusable outside a permitted suspension "
+                             f"and not cured within {terms.cure_business_days} Business Days",
+                             f"first day beyond the right {b.first_day}; "
+                             f"{terms.cure_business_days} Business Days after = {last}",
+                             readings, period_end=shelf.period_end, superseded=own_end,
+                             extra=("window_breach",)))
+    return out
+
+
+def registration_defaults(shelf: Shelf, found: Sequence[Breach], terms: RegistrationTerms,
+                          calendar: BusinessCalendar, opened: str, as_of: date,
+                          readings: Mapping[str, str]
+                          ) -> tuple[list[RegistrationDefault], list[str]]:
+    """Every Registration Default that has occurred by ``as_of`` (its last compliant day
+    has passed) and accrues at least one day, in order of accrual."""
+    unusable, problems = unusable_defaults(shelf, terms, calendar, readings)
+    every = (deadline_defaults(shelf, terms, opened, readings) + unusable
+             + suspension_defaults(found, shelf, terms, calendar, readings))
+    listed = [d for d in every if as_of > d.last_compliant_day
+              and (d.accrual_until is None or d.accrual_from < d.accrual_until)]
+    listed.sort(key=lambda d: (d.accrual_from, ORDER[d.kind], d.events))
+    return listed, problems

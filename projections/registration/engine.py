@@ -1,0 +1,104 @@
+"""The Registration Rights engine: every projection of one deal's timeline, as values.
+
+``compute(timeline, interpretations)`` runs the pieces in the order they depend on each
+other: Holders and their Notes; Questionnaires; the shelf and its Effectiveness Period;
+Suspension Periods and their breaches; Registration Defaults; episodes and rate
+segments; Additional Interest per Holder per Interest Payment Date; obligations,
+notices and consents. ``report.build`` turns the result into JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from typing import Mapping
+
+from ledger.terms import RegistrationTerms, registration_terms
+from projections.timeline import Timeline
+
+from .amendments import late_questionnaire_amendments
+from .clock import ONE_DAY
+from .deadlines import (Obligation, advise_holders, effectiveness_period,
+                        questionnaire_deadlines, shelf_deadlines, trustee_notices)
+from .defaults import RegistrationDefault, registration_defaults
+from .holdings import Holdings, build_holdings
+from .interest import Accrual, rate_runs
+from .majority import Consent, majorities
+from .notices import Notice, read_notices
+from .payments import Payment, payments
+from .questionnaire import Questionnaires, read_questionnaires
+from .rates import Episode, RateSegment, episodes, rate_segments
+from .readings import in_force
+from .schedule import interest_periods
+from .shelf import Shelf, read_shelf
+from .suspensions import Breach, SuspensionPeriod, breaches, read_suspensions
+
+
+@dataclass(frozen=True)
+class Registration:
+    terms: RegistrationTerms
+    readings: Mapping[str, str]
+    as_of: date
+    cutoff: date                      # the day after the last day accrued (as_of + 1)
+    holdings: Holdings
+    questionnaires: Questionnaires
+    shelf: Shelf
+    suspensions: tuple[SuspensionPeriod, ...]
+    breaches: tuple[Breach, ...]
+    defaults: tuple[RegistrationDefault, ...]
+    episodes: tuple[Episode, ...]
+    segments: tuple[RateSegment, ...]
+    accrual: Accrual
+    payments: tuple[Payment, ...]
+    obligations: tuple[Obligation, ...]
+    consents: Mapping[str, Consent]
+    notices: tuple[Notice, ...]
+    problems: tuple[str, ...]
+
+    @property
+    def in_default(self) -> bool:
+        """A listed Registration Default accrues on ``as_of`` (Notes still outstanding)."""
+        return self.as_of < self.terms.maturity and any(
+            d.accrual_from <= self.as_of and (d.accrual_until is None
+                                             or self.as_of < d.accrual_until)
+            for d in self.defaults)
+
+
+def compute(timeline: Timeline, interpretations: Mapping[str, str]) -> Registration:
+    """All projections of a ``registration_rights`` timeline under ``interpretations``.
+    Accrual counts the days through ``as_of`` and stops at maturity, when no Note is
+    outstanding (RRA §1 TRS (B))."""
+    if timeline.kind != "registration_rights":
+        raise ValueError(f"deal {timeline.deal} is a {timeline.kind} deal")
+    readings = in_force(interpretations)
+    terms = registration_terms(dict(timeline.terms))
+    events, as_of, cal = timeline.events, timeline.as_of, timeline.calendar
+    cutoff = min(as_of + ONE_DAY, terms.maturity)
+    periods = list(interest_periods(terms, cal, as_of))
+    days = {p.record_date for p in periods} | {as_of} | {
+        e.date for e in events if e.type in ("QuestionnaireRequested", "QuestionnaireDelivered")}
+    holdings = build_holdings(events, days)
+    quest = read_questionnaires(events, terms, cal, lambda d: holdings.at(d).holders_of_trs())
+    shelf = read_shelf(events, terms, holdings)
+    suspensions, s_problems = read_suspensions(events, terms.suspension_limits)
+    found = breaches(suspensions, terms.suspension_limits, as_of)
+    defaults, d_problems = registration_defaults(shelf, found, terms, cal, timeline.opened.id,
+                                                 as_of, readings)
+    segments = rate_segments(defaults, cutoff, terms, readings)
+    accrual = Accrual(rate_runs(segments), terms.day_count)
+    pays, p_problems = payments(periods, events, accrual, holdings, quest, cutoff, as_of,
+                                readings)
+    obligations = (shelf_deadlines(shelf, terms, timeline.opened.id, as_of)
+                   + trustee_notices(defaults, events, terms, cal, as_of)
+                   + advise_holders(events, terms, cal, as_of)
+                   + questionnaire_deadlines(quest, terms, as_of)
+                   + late_questionnaire_amendments(quest, holdings, events, shelf, terms, cal,
+                                                   as_of)
+                   + effectiveness_period(shelf, defaults, as_of))
+    obligations.sort(key=lambda o: (o.due or date.max, o.obligation))
+    return Registration(
+        terms, readings, as_of, cutoff, holdings, quest, shelf, suspensions, tuple(found),
+        tuple(defaults), tuple(episodes(defaults, cutoff)), tuple(segments), accrual,
+        tuple(pays), tuple(obligations), majorities(events, holdings, holdings.at(as_of), terms),
+        tuple(read_notices(events, terms, cal)),
+        (*holdings.problems, *shelf.problems, *s_problems, *d_problems, *p_problems))

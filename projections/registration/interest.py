@@ -1,0 +1,213 @@
+"""Additional Interest per Holder per Interest Payment Date (RRA §3(a), §3(b); SPEC §4.4).
+
+Amounts are computed by sub-periods of constant rate and principal, never day by day:
+``principal × rate × day_count_fraction(s, e)`` for each sub-period ``[s, e)`` of the
+interest period, summed exactly (``Fraction``) and rounded once per Holder per payment
+date, half-up, to the cent (SPEC §2).
+
+Who is paid on what (SPEC §4.4): "the holder of record is paid for the whole period on
+the principal it holds on the record date", for the days on which those Notes were
+Transfer Restricted Securities in a Registration Default: Notes sold under the shelf stop
+accruing on the sale day and what they accrued before survives (RRA §3(b), last
+paragraph); converted Notes earn nothing after conversion (RRA §3(a)) and, with
+interpretation ``conversion_forfeits=unpaid``, lose what they accrued but was not paid
+before conversion; with ``future_only`` the converting Holder is paid for the days before
+conversion. Retired Notes (redeemed, repurchased, cancelled, matured) stop accruing when
+retired, and what they accrued survives to the Holder who held them then (RRA §3(b)).
+
+Accrual "to as_of" is inclusive: the days counted end with ``as_of`` itself (the cutoff
+is the day after ``as_of``), as an event dated ``as_of`` counts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from fractions import Fraction
+from typing import Mapping, NamedTuple, Sequence
+
+from ledger.daycount import year_fraction
+from projections.basis import Basis
+
+from .holdings import Holdings, Lot, fates
+from .money import cents, exact_ratio, plain, round_ratio, year_fraction_text
+from .questionnaire import Entitlement, Questionnaires
+from .rates import RateSegment
+from .schedule import InterestPeriod
+
+CLAUSE = "RRA §3(a), §3(b)"
+RULE = ("principal held on the record date × rate × day-count fraction, per sub-period of "
+        "constant rate and principal in default while Transfer Restricted; rounded once")
+NOT_ENTITLED = "RRA §3(a) (last paragraph)"
+ZERO = Decimal("0.00")
+
+
+@dataclass(frozen=True)
+class Run:
+    """Days ``[start, end)`` at a constant total rate (percent per annum)."""
+
+    start: date
+    end: date
+    rate: Decimal
+
+
+class HolderAmount(NamedTuple):
+    """One Holder's Additional Interest for one payment date: exact (``num / den``
+    dollars) and rounded once. ``steps`` are the Holder's accruing principal as maximal
+    runs ``((start, end), principal)``; ``forfeited`` the principal converted before
+    payment (``conversion_forfeits=unpaid``) with the days it would have accrued. The
+    basis is rendered from these on demand."""
+
+    holder: str
+    num: int
+    den: int
+    amount: Decimal
+    steps: tuple[tuple[tuple[date, date], Decimal], ...]
+    forfeited: tuple[tuple[tuple[date, date], Decimal], ...]
+    entitlement: Entitlement
+    events: tuple[str, ...]
+    ended: bool
+
+    @property
+    def exact(self) -> Fraction:
+        return Fraction(self.num, self.den)
+
+
+def rate_runs(segments: Sequence[RateSegment]) -> list[Run]:
+    """The total rate as maximal runs of days (with ``additive`` defaults the rates add
+    up), so that a sub-period is cut only where rate or principal changes (SPEC §4.4
+    "Amount": "one sub-period where rate and principal are constant")."""
+    edges = sorted({x for s in segments for x in (s.start, s.end)})
+    runs: list[Run] = []
+    for a, b in zip(edges, edges[1:]):
+        covering = [s.rate for s in segments if s.start <= a and s.end >= b]
+        if not covering:
+            continue
+        rate = sum(covering, Decimal(0))
+        if runs and runs[-1].end == a and runs[-1].rate == rate:
+            runs[-1] = Run(runs[-1].start, b, rate)
+        else:
+            runs.append(Run(a, b, rate))
+    return runs
+
+
+class Accrual:
+    """Exact Additional Interest per unit of principal over ``[lo, hi)``, cached."""
+
+    def __init__(self, runs: Sequence[Run], convention: str):
+        self.runs, self.convention = runs, convention
+        self.cache: dict[tuple[date, date], tuple[Fraction, str]] = {}
+
+    def factor(self, lo: date, hi: date) -> tuple[Fraction | None, str]:
+        """Σ rate × day-count fraction over the runs inside ``[lo, hi)``, and its text."""
+        key = (lo, hi)
+        found = self.cache.get(key)
+        if found is None:
+            total, texts = Fraction(0), []
+            for r in self.runs:
+                a, b = max(r.start, lo), min(r.end, hi)
+                if a < b:
+                    total += Fraction(r.rate) / 100 * year_fraction(self.convention, a, b)
+                    texts.append(f"{plain(r.rate)}% × "
+                                 f"{year_fraction_text(self.convention, a, b)} [{a}, {b})")
+            found = self.cache[key] = (total, " + ".join(texts)) if total else (None, "")
+        return found
+
+
+def principal_steps(windows: Mapping[tuple[date, date], Decimal]
+                    ) -> list[tuple[tuple[date, date], Decimal]]:
+    """SPEC §4.4: a Holder's accruing principal as maximal runs of constant principal,
+    from its principal per window of TRS days, so that each sub-period ``[s, e)`` of
+    constant rate and principal gets one ``fraction(s, e)``."""
+    edges = sorted({x for window in windows for x in window})
+    steps: list[tuple[tuple[date, date], Decimal]] = []
+    for a, b in zip(edges, edges[1:]):
+        principal = sum((q for (lo, hi), q in windows.items() if lo <= a and hi >= b),
+                        Decimal(0))
+        if not principal:
+            continue
+        if steps and steps[-1][0][1] == a and steps[-1][1] == principal:
+            steps[-1] = ((steps[-1][0][0], b), principal)
+        else:
+            steps.append(((a, b), principal))
+    return steps
+
+
+def claims(period: InterestPeriod, holdings: Holdings,
+           forfeits: str) -> dict[str, list[tuple[Decimal, Lot, bool]]]:
+    """Per Holder: (principal, its lot, forfeited?) — the Notes held on the record date
+    and what became of them, plus Notes converted (``future_only``) or retired within the
+    period before the record date."""
+    snap = holdings.at(period.record_date)
+    out: dict[str, list[tuple[Decimal, Lot, bool]]] = {}
+    for holder, held in snap.lots.items():
+        rows = out.setdefault(holder, [])
+        for lot, _ in held:
+            for q, leaf in fates(lot, snap.mark):
+                lost = (forfeits == "unpaid" and leaf.converted_on is not None
+                        and leaf.converted_on < period.paid_on)
+                rows.append((q, leaf, lost))
+    for lot in holdings.ended:
+        if (period.start < lot.ended_on <= period.record_date
+                and (lot.ended_how == "retired" or forfeits == "future_only")):
+            out.setdefault(lot.holder, []).append((lot.principal, lot, False))
+    return out
+
+
+def holder_amounts(period: InterestPeriod, cutoff: date, accrual: Accrual,
+                   holdings: Holdings, questionnaires: Questionnaires,
+                   readings: Mapping[str, str]) -> dict[str, HolderAmount]:
+    """Each claiming Holder's exact and rounded amount for ``period`` (a Holder not
+    entitled on the record date is owed 0)."""
+    forfeits = readings["conversion_forfeits"]
+    no_request = readings["no_questionnaire_request"]
+    last_day = min(period.end, cutoff)
+    judged_on = min(period.record_date, cutoff)   # a deadline after as_of has not passed
+    factor = accrual.factor
+    out: dict[str, HolderAmount] = {}
+    for holder, rows in sorted(claims(period, holdings, forfeits).items()):
+        live: dict[tuple[date, date], Decimal] = {}
+        lost: dict[tuple[date, date], Decimal] = {}
+        ended = False
+        for q, lot, forfeit in rows:
+            lo = max(period.start, lot.issued_on)
+            hi = last_day if lot.trs_end is None else min(last_day, lot.trs_end)
+            if lo < hi and factor(lo, hi)[0] is not None:
+                into = lost if forfeit else live
+                into[(lo, hi)] = into[(lo, hi)] + q if (lo, hi) in into else q
+                ended = ended or lot.ended_on is not None
+        if not live and not lost:
+            continue
+        right = questionnaires.entitlement(holder, judged_on, no_request)
+        steps = list(live.items()) if len(live) < 2 else [
+            step for step in principal_steps(live) if factor(*step[0])[0] is not None]
+        if len(steps) == 1:
+            (lo, hi), q = steps[0]
+            f = factor(lo, hi)[0]
+            num, den = cents(q) * f.numerator, f.denominator * 100
+        else:
+            total = sum((Fraction(cents(q)) * factor(lo, hi)[0] / 100
+                         for (lo, hi), q in steps), Fraction(0))
+            num, den = total.numerator, total.denominator
+        amount = round_ratio(num, den) if right.entitled else ZERO
+        out[holder] = HolderAmount(holder, num, den, amount, tuple(steps),
+                                   tuple(sorted(lost.items())), right,
+                                   holdings.events_before(holder, last_day), ended)
+    return out
+
+
+def amount_basis(a: HolderAmount, accrual: Accrual) -> Basis:
+    """The explanation of one Holder's amount: the sum written out, then the rounding."""
+    texts = []
+    for (lo, hi), q in a.steps:
+        text = accrual.factor(lo, hi)[1]
+        texts.append(f"{plain(q)} × ({text})" if " + " in text else f"{plain(q)} × {text}")
+    texts += [f"0 ({plain(q)} converted before payment: forfeited)" for _, q in a.forfeited]
+    arithmetic = f"{' + '.join(texts)} = {exact_ratio(a.num, a.den)}"
+    right = a.entitlement
+    interps = (("conversion_forfeits",) if a.ended else ()) + right.interpretations
+    if not right.entitled:
+        return Basis(NOT_ENTITLED, f"not entitled to Additional Interest: {right.reason}",
+                     a.events + right.events, interps, f"would be {arithmetic}; owed 0")
+    return Basis(CLAUSE, RULE, a.events + right.events, interps, f"{arithmetic} → {a.amount}")

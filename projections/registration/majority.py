@@ -1,0 +1,99 @@
+"""Majority of Holders for consents and waivers (RRA §1 "Majority of Holders", §10(D),
+§10(H)).
+
+RRA §1: "Holders holding over 50% in aggregate principal amount of the Notes outstanding
+at the time of determination in question; provided, however, that ... a holder of
+Conversion Shares which constitute Transfer Restricted Securities when issued upon
+conversion of Notes shall be deemed to hold an aggregate principal amount of Notes (in
+addition to the principal amount of Notes held by such holder) equal to the product of
+(x) the number of such Conversion Shares held by such holder and (y) the prevailing
+conversion price". RRA §10(H): "Transfer Restricted Securities held by the Company or
+its Affiliates shall not be counted in determining whether such consent or approval was
+given".
+
+Readings of ours: the time of determination is ``as_of``; a consent counts when given on
+or before it by a Holder who still holds then; Conversion Shares stay with the converting
+Holder and stay Transfer Restricted (no event records their sale); the prevailing
+conversion price is the deal's ``conversion_price`` term; affiliates are left out of both
+the consenting principal and the total.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Sequence
+
+from ledger.events import Event
+from ledger.terms import RegistrationTerms
+from projections.basis import Basis
+
+from .holdings import Holdings, Snapshot
+from .money import money, plain
+
+CLAUSE = "RRA §1 Majority of Holders, §10(D), §10(H)"
+
+
+@dataclass(frozen=True)
+class Consent:
+    matter: str
+    consenting: Decimal
+    total: Decimal
+    holders: tuple[str, ...]
+    excluded: tuple[str, ...]
+    basis: Basis
+
+    @property
+    def share(self) -> Decimal:
+        return (self.consenting / self.total) if self.total else Decimal(0)
+
+    @property
+    def majority(self) -> bool:
+        return self.consenting * 2 > self.total
+
+
+def affiliates(events: Sequence[Event]) -> dict[str, str]:
+    """Holder → the HolderAffiliation event in force (the latest) that makes it a
+    Company affiliate."""
+    latest: dict[str, Event] = {}
+    for e in events:
+        if e.type == "HolderAffiliation":
+            latest[e.data["holder"]] = e
+    return {h: e.id for h, e in latest.items() if e.data["company_affiliate"]}
+
+
+def weights(snap: Snapshot, holdings: Holdings, terms: RegistrationTerms) -> dict[str, Decimal]:
+    """Principal counted per Holder: Notes outstanding held plus Conversion Shares ×
+    the prevailing conversion price."""
+    out = {h: snap.notes(h) for h in snap.lots}
+    for c in holdings.conversions:
+        out[c.holder] = out.get(c.holder, Decimal(0)) + c.shares * terms.conversion_price
+    return {h: w for h, w in out.items() if w > 0}
+
+
+def majorities(events: Sequence[Event], holdings: Holdings, snap: Snapshot,
+               terms: RegistrationTerms) -> dict[str, Consent]:
+    """For each ``matter`` of a ConsentGiven: the consenting principal, the total and
+    whether it is a Majority of Holders."""
+    excluded = affiliates(events)
+    counted = {h: w for h, w in weights(snap, holdings, terms).items() if h not in excluded}
+    total = sum(counted.values(), Decimal(0))
+    by_matter: dict[str, dict[str, str]] = {}
+    for e in events:
+        if e.type == "ConsentGiven":
+            by_matter.setdefault(e.data["matter"], {}).setdefault(e.data["holder"], e.id)
+    out = {}
+    for matter, givers in sorted(by_matter.items()):
+        yes = sorted(h for h in givers if h in counted)
+        consenting = sum((counted[h] for h in yes), Decimal(0))
+        left_out = tuple(sorted(h for h in givers if h in excluded))
+        ids = tuple(givers.values()) + tuple(excluded[h] for h in left_out)
+        arithmetic = (f"{' + '.join(plain(counted[h]) for h in yes) or '0'} = {money(consenting)}"
+                      f" of {money(total)}; more than half: {consenting * 2 > total}")
+        if left_out:
+            arithmetic += f"; affiliates not counted: {', '.join(left_out)}"
+        out[matter] = Consent(matter, consenting, total, tuple(yes), left_out,
+                              Basis(CLAUSE, "consent of Holders of more than 50% of the "
+                                    "principal of Notes outstanding, affiliates of the Company "
+                                    "not counted", ids, (), arithmetic))
+    return out

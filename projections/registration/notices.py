@@ -1,0 +1,76 @@
+"""Notices and when they are deemed given (RRA §10(E)).
+
+"All such notices and communications shall be deemed to have been duly given: at the
+time delivered by hand, if personally delivered; five Business Days after being
+deposited in the mail, postage prepaid, if mailed; when answered back, if telexed; when
+receipt acknowledged, if transmitted by facsimile; and on the next Business Day, if
+timely delivered to an air courier guaranteeing overnight delivery."
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from typing import Sequence
+
+from ledger.calendar import BusinessCalendar
+from ledger.events import Event
+from ledger.terms import RegistrationTerms
+from projections.basis import Basis
+
+CLAUSE = "RRA §10(E)"
+
+
+@dataclass(frozen=True)
+class Notice:
+    event: str
+    to: str
+    subject: str
+    method: str
+    sent_on: date
+    deemed_given: date | None      # None: a telex or fax not yet acknowledged
+    basis: Basis
+
+
+def deemed_given(notice: Event, acknowledged: Event | None, terms: RegistrationTerms,
+                 calendar: BusinessCalendar) -> tuple[date | None, str]:
+    """RRA §10(E), method by method; the arithmetic as words."""
+    sent, method = notice.date, notice.data["method"]
+    if method == "hand":
+        return sent, f"delivered by hand on {sent}: given that day"
+    if method == "mail":
+        n = terms.mail_notice_business_days
+        day = calendar.add_business_days(sent, n)
+        return day, f"deposited in the mail {sent} + {n} Business Days = {day}"
+    if method == "courier":
+        day = calendar.next_business_day(sent)
+        return day, f"given to an overnight courier {sent}; next Business Day = {day}"
+    word = "answered back" if method == "telex" else "receipt acknowledged"
+    if acknowledged is None:
+        return None, f"sent by {method} {sent}; not yet {word}"
+    return acknowledged.date, f"sent by {method} {sent}; {word} {acknowledged.date}"
+
+
+def read_notices(events: Sequence[Event], terms: RegistrationTerms,
+                 calendar: BusinessCalendar) -> list[Notice]:
+    """Every NoticeSent with the day it is deemed given (the first NoticeAcknowledged
+    naming it, on or after it was sent, answers a telex or fax)."""
+    acks: dict[str, Event] = {}
+    for e in events:
+        if e.type == "NoticeAcknowledged":
+            acks.setdefault(e.data["notice"], e)
+    out = []
+    for e in events:
+        if e.type != "NoticeSent":
+            continue
+        ack = acks.get(e.id)
+        if ack is not None and ack.date < e.date:
+            ack = None
+        day, arithmetic = deemed_given(e, ack, terms, calendar)
+        ids = (e.id,) + ((ack.id,) if ack is not None and e.data["method"] in ("telex", "fax")
+                         else ())
+        out.append(Notice(e.id, e.data["to"], e.data["subject"], e.data["method"], e.date, day,
+                          Basis(CLAUSE, f"a notice by {e.data['method']} is deemed given as "
+                                        f"§10(E) says for that method", ids,
+                                arithmetic=arithmetic)))
+    return out

@@ -1,0 +1,89 @@
+"""Payments of Additional Interest: what is owed for each Interest Payment Date, what was
+paid (``AdditionalInterestPaid``) and the status (SPEC §4.4 "Payment").
+
+Statuses: ``accruing`` (the period has days after ``as_of``); for an ended period,
+``paid`` (every Holder paid exactly what it is owed), ``due`` (nothing paid yet),
+``underpaid`` (something paid, some Holder short), ``overpaid`` (no Holder short, some
+Holder paid more). ``late`` is true when a Holder is short after the payable day.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from typing import Mapping, Sequence
+
+from ledger.events import Event
+
+from .clock import ONE_DAY
+from .holdings import Holdings
+from .interest import Accrual, HolderAmount, holder_amounts
+from .questionnaire import Questionnaires
+from .schedule import InterestPeriod
+
+
+@dataclass(frozen=True)
+class Payment:
+    period: InterestPeriod
+    accrued_through: date                 # the last day counted
+    amounts: Mapping[str, HolderAmount]
+    paid: Mapping[str, Decimal]
+    paid_events: tuple[str, ...]
+    status: str
+    late: bool
+
+    @property
+    def total(self) -> Decimal:
+        return sum((a.amount for a in self.amounts.values()), Decimal("0.00"))
+
+
+def paid_by_date(events: Sequence[Event]) -> dict[date, list[Event]]:
+    """AdditionalInterestPaid events by the Interest Payment Date they name."""
+    out: dict[date, list[Event]] = {}
+    for e in events:
+        if e.type == "AdditionalInterestPaid":
+            out.setdefault(e.data["payment_date"], []).append(e)
+    return out
+
+
+def status(amounts: Mapping[str, HolderAmount], paid: Mapping[str, Decimal], ended: bool,
+           paid_on: date, as_of: date) -> tuple[str, bool]:
+    """SPEC §4.4: accruing, due, paid, underpaid or overpaid; and whether late."""
+    owed = {h: a.amount for h, a in amounts.items()}
+    short = any(paid.get(h, Decimal(0)) < v for h, v in owed.items())
+    over = any(v > owed.get(h, Decimal(0)) for h, v in paid.items())
+    late = ended and short and as_of > paid_on
+    if not ended:
+        return "accruing", False
+    if short:
+        return ("underpaid" if any(v > 0 for v in paid.values()) else "due"), late
+    return ("overpaid" if over else "paid"), False
+
+
+def payments(periods: Sequence[InterestPeriod], events: Sequence[Event], accrual: Accrual,
+             holdings: Holdings, questionnaires: Questionnaires, cutoff: date, as_of: date,
+             readings: Mapping[str, str]) -> tuple[list[Payment], list[str]]:
+    """One entry per Interest Payment Date whose period has any accrual (or a payment),
+    of the ``periods`` starting on or before ``as_of`` (RRA §3(b))."""
+    by_date = paid_by_date(events)
+    out: list[Payment] = []
+    used: set[date] = set()
+    for period in periods:
+        amounts = holder_amounts(period, cutoff, accrual, holdings, questionnaires, readings)
+        paid_events = by_date.get(period.payment_date, []) + (
+            by_date.get(period.paid_on, []) if period.paid_on != period.payment_date else [])
+        if not amounts and not paid_events:
+            continue
+        used.update({period.payment_date, period.paid_on})
+        paid: dict[str, Decimal] = {}
+        for e in paid_events:
+            paid[e.data["holder"]] = paid.get(e.data["holder"], Decimal(0)) + e.data["amount"]
+        ended = cutoff >= period.end
+        st, late = status(amounts, paid, ended, period.paid_on, as_of)
+        out.append(Payment(period, min(period.end, cutoff) - ONE_DAY, amounts, paid,
+                           tuple(e.id for e in paid_events), st, late))
+    problems = [f"AdditionalInterestPaid {e.id}: no interest period up to {as_of} has "
+                f"Interest Payment Date {d}" for d, es in by_date.items() if d not in used
+                for e in es]
+    return out, problems

@@ -1,0 +1,140 @@
+"""Selling Securityholder Questionnaires (RRA §2(b), §4(d)) and the entitlement to
+Additional Interest they decide (RRA §3(a), last paragraph).
+
+RRA §2(b): "Holders are required to complete and deliver the Questionnaire to the
+Company prior to or on the 20th Business Day after the date of a written request
+therefor by the Company (... the "QUESTIONNAIRE DEADLINE")" and "each Holder may complete
+the Questionnaire and deliver it to the Company prior to such request". RRA §3(a): "A
+Holder will not be entitled to Additional Interest unless it has provided all
+information requested by the Questionnaire prior to the deadline specified therein."
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from typing import Callable, Mapping, Sequence
+
+from ledger.calendar import BusinessCalendar
+from ledger.events import Event
+from ledger.terms import RegistrationTerms
+
+CLAUSE = "RRA §2(b), §4(d)"
+ENTITLEMENT_CLAUSE = "RRA §3(a) (last paragraph), §2(b)"
+
+
+@dataclass(frozen=True)
+class Request:
+    event: str
+    on: date
+    deadline: date            # the Questionnaire Deadline
+    holders: tuple[str, ...]  # "all" = every Holder of record at the end of ``on``
+    everyone: bool
+
+
+@dataclass(frozen=True)
+class Delivery:
+    holder: str
+    on: date
+    event: str
+
+
+@dataclass(frozen=True)
+class Entitlement:
+    entitled: bool
+    reason: str
+    events: tuple[str, ...] = ()
+    interpretations: tuple[str, ...] = ()
+
+
+NEVER_ASKED = {
+    "entitled": Entitlement(True, "never asked for a Questionnaire: entitled",
+                            interpretations=("no_questionnaire_request",)),
+    "not_entitled": Entitlement(False, "never asked for a Questionnaire and none delivered: "
+                                       "not entitled",
+                                interpretations=("no_questionnaire_request",)),
+}
+
+
+@dataclass(frozen=True)
+class Questionnaires:
+    requests: tuple[Request, ...]
+    deliveries: Mapping[str, tuple[Delivery, ...]]
+    by_holder: Mapping[str, tuple[Request, ...]]
+
+    def delivered(self, holder: str, by: date) -> Delivery | None:
+        """The first Questionnaire ``holder`` delivered on or before ``by``."""
+        for d in self.deliveries.get(holder, ()):
+            if d.on <= by:
+                return d
+        return None
+
+    def entitlement(self, holder: str, day: date, no_request: str) -> Entitlement:
+        """RRA §3(a): is ``holder`` entitled to Additional Interest on ``day`` (a record date)?
+
+        The latest request whose Questionnaire Deadline has passed decides: entitled
+        if the Holder delivered on or before that deadline ("prior to or on", §2(b);
+        a delivery before the request counts, §2(b)). A request whose deadline has not
+        passed does not yet disentitle. A Holder never asked is entitled if it
+        delivered anyway; otherwise interpretation ``no_questionnaire_request`` decides.
+        """
+        if holder not in self.by_holder and holder not in self.deliveries:
+            return NEVER_ASKED[no_request]
+        asked = [r for r in self.by_holder.get(holder, ()) if r.on <= day]
+        passed = [r for r in asked if r.deadline < day]
+        if passed:
+            r = passed[-1]
+            d = self.delivered(holder, r.deadline)
+            if d is not None:
+                return Entitlement(True, f"Questionnaire delivered {d.on}, on or before the "
+                                         f"Questionnaire Deadline {r.deadline}",
+                                   (r.event, d.event))
+            return Entitlement(False, f"Questionnaire requested {r.on}, not delivered by "
+                                      f"the Questionnaire Deadline {r.deadline}", (r.event,))
+        if asked:
+            r = asked[-1]
+            return Entitlement(True, f"Questionnaire requested {r.on}; its deadline "
+                                     f"{r.deadline} has not passed", (r.event,))
+        d = self.delivered(holder, day)
+        if d is not None:
+            return Entitlement(True, f"Questionnaire delivered {d.on} without a request",
+                               (d.event,))
+        return NEVER_ASKED[no_request]
+
+    def late_deliveries(self) -> list[tuple[Delivery, Request]]:
+        """RRA §2(b): each "completed Questionnaire [received] after the Questionnaire
+        Deadline": the first delivery after a deadline missed."""
+        out: dict[str, tuple[Delivery, Request]] = {}
+        for holder, reqs in self.by_holder.items():
+            for r in reqs:
+                if self.delivered(holder, r.deadline) is not None:
+                    continue
+                late = next((d for d in self.deliveries.get(holder, ()) if d.on > r.deadline),
+                            None)
+                if late is not None and late.event not in out:
+                    out[late.event] = (late, r)
+        return sorted(out.values(), key=lambda pair: (pair[0].on, pair[0].event))
+
+
+def read_questionnaires(events: Sequence[Event], terms: RegistrationTerms,
+                        calendar: BusinessCalendar,
+                        holders_of_record: Callable[[date], tuple[str, ...]]) -> Questionnaires:
+    """RRA §2(b), §4(d): deadline = the ``questionnaire_business_days``-th Business Day
+    after the request; ``"all"`` asks every Holder of record at the end of its date."""
+    requests: list[Request] = []
+    deliveries: dict[str, list[Delivery]] = {}
+    for e in events:
+        if e.type == "QuestionnaireRequested":
+            everyone = e.data["holders"] == "all"
+            holders = holders_of_record(e.date) if everyone else tuple(e.data["holders"])
+            deadline = calendar.add_business_days(e.date, terms.questionnaire_business_days)
+            requests.append(Request(e.id, e.date, deadline, tuple(holders), everyone))
+        elif e.type == "QuestionnaireDelivered":
+            deliveries.setdefault(e.data["holder"], []).append(
+                Delivery(e.data["holder"], e.date, e.id))
+    by_holder: dict[str, list[Request]] = {}
+    for r in requests:
+        for h in r.holders:
+            by_holder.setdefault(h, []).append(r)
+    return Questionnaires(tuple(requests), {h: tuple(v) for h, v in deliveries.items()},
+                          {h: tuple(v) for h, v in by_holder.items()})

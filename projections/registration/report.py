@@ -1,0 +1,201 @@
+"""The ``registration_rights`` part of the report (SPEC §7), JSON-ready.
+
+``build(timeline, interpretations)`` shapes what ``engine.compute`` found into JSON and
+returns the kind-specific keys; the caller adds
+``deal, kind, as_of, known_at, interpretations`` around them. Amounts are strings with
+two decimals, dates ISO strings (or null), shares ints. Every default, rate segment,
+per-Holder payment amount, deadline, notice and consent carries a ``basis``
+(``projections.basis.Basis.to_json``: clause, rule, events, interpretations relied on
+with their values, arithmetic).
+
+Shape (keys SPEC §7 names, and more)::
+
+    registration: filing_deadline, effectiveness_deadline, filed_on, effective_on,
+        effectiveness_period_end, effectiveness_period_basis, in_default,
+        defaults: [{clause, kind, default_date, accrual_from, cured_on, accrual_until,
+                    stopped_by, episode, events, basis}]
+    suspensions: periods: [{start, end, days, material_transaction, extended,
+                            last_permitted_day, events}],
+        trailing_90, trailing_360, max_90, max_90_window_end, max_360, max_360_window_end,
+        limit_90, limit_90_material, limit_360, remaining_90, remaining_90_material,
+        remaining_360, grows_90_on, grows_360_on,
+        breaches: [{kind, clause, period_start, first_day, last_day, days, limit, window,
+                    basis}]
+    additional_interest: day_count, accrued_to_as_of, accrued_through, by_holder {holder:
+        amount}, paid_to_as_of,
+        episodes: [{episode, start, end, defaults: [index into registration.defaults]}],
+        rate_segments: [{start, end, last_day, rate, episode, episode_days, defaults, basis}],
+        payments: [{payment_date, paid_on, record_date, period_start, period_end,
+                    accrued_through, amounts {holder: amount}, total, paid {holder: amount},
+                    paid_total, paid_events, status, late, basis {holder: basis}}]
+    deadlines: [{obligation, clause, due, status, met_on, late_on, holder, events, basis}]
+    majority: {matter: {consenting, total, share, majority, holders, excluded, basis}}
+    notices: [{event, to, subject, method, sent_on, deemed_given, basis}]
+    problems: [text]
+
+Conventions: ``accrued_to_as_of`` and ``by_holder`` count the days up to and including
+``as_of`` (``accrued_through``), summed over the payment entries, each Holder's amount per
+payment date rounded once. ``paid_on`` is the Business Day the payment falls on (the
+Interest Payment Date rolled forward); payments actually received are ``paid`` (from
+AdditionalInterestPaid). ``in_default`` is true when a listed default accrues on
+``as_of``. ``share`` is a ratio with six decimals. Deadline ``status``: met, missed
+(``late_on`` when done late), open, or excused (RRA §2(b) provisos). Payment ``status``:
+accruing, due, paid, underpaid, overpaid; ``late`` when a Holder is short after
+``paid_on``. A Holder not entitled (Questionnaire, RRA §3(a)) shows ``"0.00"`` with the
+reason in its basis.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any, Mapping
+
+from projections.basis import Basis
+from projections.timeline import Timeline
+
+from .clock import ONE_DAY
+from .engine import Registration, compute
+from .interest import amount_basis
+from .money import money
+from .payments import Payment
+from .rates import RateSegment
+from .suspensions import allowance_grows_on, most_in_any_window, trailing
+
+SHARE = Decimal("0.000001")
+
+
+def iso(day: date | None) -> str | None:
+    return day.isoformat() if day is not None else None
+
+
+def build(timeline: Timeline, interpretations: Mapping[str, str]) -> dict:
+    """The registration_rights part of the SPEC §7 report (keys: registration, suspensions,
+    additional_interest, deadlines, majority), JSON-ready: amounts are strings with two
+    decimals, dates ISO strings, shares ints."""
+    r = compute(timeline, interpretations)
+    return {
+        "registration": registration_json(r),
+        "suspensions": suspensions_json(r),
+        "additional_interest": interest_json(r),
+        "deadlines": [{"obligation": o.obligation, "clause": o.clause, "due": iso(o.due),
+                       "status": o.status, "met_on": iso(o.met_on), "late_on": iso(o.late_on),
+                       "holder": o.holder, "events": list(o.events),
+                       "basis": o.basis.to_json(r.readings)} for o in r.obligations],
+        "majority": {m: {"consenting": money(c.consenting), "total": money(c.total),
+                         "share": str(c.share.quantize(SHARE, ROUND_HALF_UP)),
+                         "majority": c.majority, "holders": list(c.holders),
+                         "excluded": list(c.excluded), "basis": c.basis.to_json(r.readings)}
+                     for m, c in r.consents.items()},
+        "notices": [{"event": n.event, "to": n.to, "subject": n.subject, "method": n.method,
+                     "sent_on": iso(n.sent_on), "deemed_given": iso(n.deemed_given),
+                     "basis": n.basis.to_json(r.readings)} for n in r.notices],
+        "problems": list(r.problems),
+    }
+
+
+def registration_json(r: Registration) -> dict[str, Any]:
+    shelf = r.shelf
+    episode_of = {i: ep.number for ep in r.episodes for i in ep.defaults}
+    return {
+        "filing_deadline": iso(shelf.filing_deadline),
+        "effectiveness_deadline": iso(shelf.effectiveness_deadline),
+        "filed_on": iso(shelf.filed_on), "effective_on": iso(shelf.effective_on),
+        "effectiveness_period_end": iso(shelf.period_end),
+        "effectiveness_period_basis": (shelf.period_end_basis.to_json(r.readings)
+                                       if shelf.period_end_basis else None),
+        "in_default": r.in_default,
+        "defaults": [{"clause": d.clause, "kind": d.kind, "default_date": iso(d.default_date),
+                      "accrual_from": iso(d.accrual_from), "cured_on": iso(d.cured_on),
+                      "accrual_until": iso(d.accrual_until), "stopped_by": d.stopped_by,
+                      "episode": episode_of.get(i), "events": list(d.events),
+                      "basis": d.basis().to_json(r.readings)}
+                     for i, d in enumerate(r.defaults)],
+    }
+
+
+def suspensions_json(r: Registration) -> dict[str, Any]:
+    """SPEC §4.3: periods, trailing windows on as_of, the most in any window, allowances
+    left and when they grow again (assuming no suspended day after as_of), breaches."""
+    limits, periods, as_of = r.terms.suspension_limits, r.suspensions, r.as_of
+    short, long = limits.window_days, limits.long_window_days
+    max_short, max_short_end = most_in_any_window(periods, short, as_of)
+    max_long, max_long_end = most_in_any_window(periods, long, as_of)
+    t_short, t_long = trailing(periods, as_of, short, as_of), trailing(periods, as_of, long, as_of)
+    return {
+        "periods": [{"start": iso(p.start), "end": iso(p.end), "days": p.days(as_of),
+                     "material_transaction": p.material_transaction, "extended": p.extended,
+                     "last_permitted_day": iso(p.last_permitted_day(limits)),
+                     "events": list(p.events)} for p in periods],
+        "trailing_90": t_short, "trailing_360": t_long,
+        "max_90": max_short, "max_90_window_end": iso(max_short_end),
+        "max_360": max_long, "max_360_window_end": iso(max_long_end),
+        "limit_90": limits.window_limit, "limit_90_material": limits.window_limit_material,
+        "limit_360": limits.long_window_limit,
+        "remaining_90": max(0, limits.window_limit - t_short),
+        "remaining_90_material": max(0, limits.window_limit_material - t_short),
+        "remaining_360": max(0, limits.long_window_limit - t_long),
+        "grows_90_on": iso(allowance_grows_on(periods, short, as_of)),
+        "grows_360_on": iso(allowance_grows_on(periods, long, as_of)),
+        "breaches": [{"kind": b.kind, "clause": b.clause, "period_start": iso(b.period.start),
+                      "first_day": iso(b.first_day), "last_day": iso(b.until - ONE_DAY),
+                      "days": b.days, "limit": b.limit, "window": b.window,
+                      "basis": Basis(b.clause, b.rule, b.events,
+                                     ("window_breach",) if b.kind == "window" else (),
+                                     f"{b.days} suspended days from {b.first_day} to "
+                                     f"{b.until - ONE_DAY} beyond the limit of {b.limit}"
+                                     ).to_json(r.readings)}
+                     for b in r.breaches],
+    }
+
+
+def interest_json(r: Registration) -> dict[str, Any]:
+    """SPEC §4.4: totals to as_of, episodes, rate segments and payments."""
+    by_holder: dict[str, Decimal] = {}
+    for pay in r.payments:
+        for h, a in pay.amounts.items():
+            by_holder[h] = by_holder.get(h, Decimal(0)) + a.amount
+    return {
+        "day_count": r.terms.day_count,
+        "accrued_to_as_of": money(sum(by_holder.values(), Decimal(0))),
+        "accrued_through": iso(r.cutoff - ONE_DAY),
+        "by_holder": {h: money(v) for h, v in sorted(by_holder.items())},
+        "paid_to_as_of": money(sum((v for p in r.payments for v in p.paid.values()),
+                                   Decimal(0))),
+        "episodes": [{"episode": ep.number, "start": iso(ep.start), "end": iso(ep.end),
+                      "defaults": list(ep.defaults)} for ep in r.episodes],
+        "rate_segments": [segment_json(r, s) for s in r.segments],
+        "payments": [payment_json(r, p) for p in r.payments],
+    }
+
+
+def segment_json(r: Registration, s: RateSegment) -> dict[str, Any]:
+    """One rate segment with the days of its rate clock it covers and its basis."""
+    first = (s.start - s.clock_start).days + 1
+    last = (s.end - s.clock_start).days
+    ids = tuple(dict.fromkeys(i for k in s.defaults for i in r.defaults[k].events))
+    rate = format(s.rate, "f")
+    return {"start": iso(s.start), "end": iso(s.end), "last_day": iso(s.end - ONE_DAY),
+            "rate": rate, "episode": s.episode, "episode_days": [first, last],
+            "defaults": list(s.defaults),
+            "basis": Basis(s.clause, s.rule, ids, s.interpretations,
+                           f"days {first}-{last} of the rate clock from {s.clock_start}: "
+                           f"{rate}% per annum").to_json(r.readings)}
+
+
+def payment_json(r: Registration, pay: Payment) -> dict[str, Any]:
+    """One Interest Payment Date; ``basis`` is ``{holder: basis}``."""
+    period = pay.period
+    return {
+        "payment_date": iso(period.payment_date), "paid_on": iso(period.paid_on),
+        "record_date": iso(period.record_date),
+        "period_start": iso(period.start), "period_end": iso(period.end),
+        "accrued_through": iso(pay.accrued_through),
+        "amounts": {h: format(a.amount, "f") for h, a in pay.amounts.items()},
+        "total": money(pay.total),
+        "paid": {h: money(v) for h, v in sorted(pay.paid.items())},
+        "paid_total": money(sum(pay.paid.values(), Decimal(0))),
+        "paid_events": list(pay.paid_events), "status": pay.status, "late": pay.late,
+        "basis": {h: amount_basis(a, r.accrual).to_json(r.readings)
+                  for h, a in pay.amounts.items()},
+    }

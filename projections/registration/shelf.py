@@ -1,0 +1,120 @@
+"""The Shelf Registration Statement (RRA §2(a)): deadlines, filing, effectiveness, the
+Effectiveness Period, and the spans during which it was not usable (§3(a)(iii)).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from typing import Sequence
+
+from ledger.events import Event
+from ledger.terms import RegistrationTerms
+from projections.basis import Basis
+
+from .clock import anniversary, days_after
+from .holdings import Holdings
+
+
+@dataclass(frozen=True)
+class Unusable:
+    """RRA §3(a)(iii): the shelf "cease[d] to be effective or fail[ed] to be usable" from
+    ``start`` until ``end`` (exclusive; ``None`` while not cured)."""
+
+    start: date
+    end: date | None
+    reason: str
+    cure: str | None
+    events: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Shelf:
+    filing_deadline: date
+    effectiveness_deadline: date
+    filed: Event | None
+    effective: Event | None
+    period_end: date | None          # the first day after the Effectiveness Period
+    period_end_basis: Basis | None
+    unusable: tuple[Unusable, ...]
+    problems: tuple[str, ...]
+
+    @property
+    def filed_on(self) -> date | None:
+        return self.filed.date if self.filed else None
+
+    @property
+    def effective_on(self) -> date | None:
+        return self.effective.date if self.effective else None
+
+    def in_effectiveness_period(self, day: date) -> bool:
+        return (self.effective_on is not None and self.effective_on <= day
+                and (self.period_end is None or day < self.period_end))
+
+
+def filing_deadline(terms: RegistrationTerms) -> date:
+    """RRA §2(a)(i): "not later than 15 days after the date hereof (the "SHELF FILING
+    DEADLINE")"."""
+    return days_after(terms.closing_date, terms.filing_deadline_days)
+
+
+def effectiveness_deadline(terms: RegistrationTerms) -> date:
+    """RRA §2(a)(ii): "not later than 120 days after the date hereof (the "EFFECTIVENESS
+    TARGET DATE")"."""
+    return days_after(terms.closing_date, terms.effectiveness_deadline_days)
+
+
+def effectiveness_period_end(effective: Event, terms: RegistrationTerms,
+                             holdings: Holdings) -> tuple[date, Basis]:
+    """RRA §2(a)(iii): the Effectiveness Period "will terminate upon the earliest of (x)
+    the second anniversary of the effective date ..., (y) when all Transfer Restricted
+    Securities registered under the Shelf Registration Statement have been sold in
+    accordance with it and (z) when all Transfer Restricted Securities have ceased to be
+    outstanding". (y) and (z) together: the first day, on or after effectiveness, at
+    whose end no Note is a TRS and no Conversion Share has been issued (Conversion
+    Shares stay TRS, RRA §1, and no event records their sale)."""
+    x = anniversary(effective.date, terms.effectiveness_period_years)
+    before = [s for s in holdings.trs_steps if s[0] <= effective.date]
+    after = [s for s in holdings.trs_steps if s[0] > effective.date]
+    candidates = ([(effective.date, *before[-1][1:])] if before else []) + after
+    yz = next((day for day, trs, shares in candidates if trs == 0 and shares == 0), None)
+    if yz is not None and yz < x:
+        return yz, Basis("RRA §2(a)(iii)(y),(z)", "the Effectiveness Period ends when no "
+                         "Transfer Restricted Security remains (all sold under the shelf or "
+                         "no longer outstanding)", (effective.id,),
+                         arithmetic=f"no TRS at the end of {yz}")
+    return x, Basis("RRA §2(a)(iii)(x)", "the Effectiveness Period ends on the second "
+                    "anniversary of the effective date", (effective.id,),
+                    arithmetic=f"{effective.date} + {terms.effectiveness_period_years} years = {x}")
+
+
+def read_shelf(events: Sequence[Event], terms: RegistrationTerms, holdings: Holdings) -> Shelf:
+    """The shelf's history from ShelfFiled, ShelfEffective, ShelfUnusable and ShelfUsable
+    (the first filing and the first effectiveness count, an effectiveness with no filing
+    before it counting as the filing; a ShelfUnusable while already unusable continues
+    the same span)."""
+    effective = next((e for e in events if e.type == "ShelfEffective"), None)
+    filed = next((e for e in events if e.type in ("ShelfFiled", "ShelfEffective")), None)
+    spans: list[Unusable] = []
+    problems: list[str] = []
+    if filed is not None and filed.type == "ShelfEffective":
+        problems.append(f"ShelfEffective {filed.id}: no ShelfFiled before it; a shelf declared "
+                        f"effective was filed, so it counts as the filing")
+    open_: Event | None = None
+    for e in events:
+        if e.type == "ShelfUnusable":
+            if open_ is None:
+                open_ = e
+        elif e.type == "ShelfUsable":
+            if open_ is None:
+                problems.append(f"ShelfUsable {e.id}: the shelf was not unusable; ignored")
+                continue
+            spans.append(Unusable(open_.date, e.date, open_.data["reason"], e.data["cure"],
+                                  (open_.id, e.id)))
+            open_ = None
+    if open_ is not None:
+        spans.append(Unusable(open_.date, None, open_.data["reason"], None, (open_.id,)))
+    end, basis = (effectiveness_period_end(effective, terms, holdings) if effective
+                  else (None, None))
+    return Shelf(filing_deadline(terms), effectiveness_deadline(terms), filed, effective,
+                 end, basis, tuple(spans), tuple(problems))

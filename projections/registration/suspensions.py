@@ -1,0 +1,222 @@
+"""Suspension Periods (RRA §4(b)(i), §4(c)) and the limits on them (§3(a)(iv)).
+
+RRA §4(b)(i): "the Company may suspend the effectiveness of the Shelf Registration
+Statement by written notice to the Holders for a period not to exceed an aggregate of
+45 days in any 90-day period (each such period, a "SUSPENSION PERIOD"), and not to
+exceed an aggregate of 90 days in any 360-day period ...; provided that in the event the
+disclosure relates to a previously undisclosed proposed or pending material business
+transaction ..., the Company may extend a Suspension Period from 45 days to 60 days
+during any 90-day period."
+
+A period covers ``[start, end)`` (SPEC §4.3); one still open on ``as_of`` counts its
+days through ``as_of``. Windows are counted by intervals, never day by day: the days
+suspended in the window ending on ``d`` only grow while ``d`` is itself suspended, so
+the first day over a limit inside a period is found by bisection.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Sequence
+
+from ledger.events import Event
+from ledger.terms import SuspensionLimits
+
+from .clock import ONE_DAY, ordinal, span_days
+
+
+@dataclass(frozen=True)
+class SuspensionPeriod:
+    start: date
+    end: date | None                 # SuspensionEnded: use may resume from this day
+    material_transaction: bool       # on SuspensionStarted, or extended in time
+    extended: bool
+    events: tuple[str, ...]
+
+    def stop(self, as_of: date) -> date:
+        """Exclusive end of the days counted as of ``as_of``."""
+        return self.end if self.end is not None else as_of + ONE_DAY
+
+    def days(self, as_of: date) -> int:
+        return span_days(self.start, self.stop(as_of))
+
+    def limit(self, limits: SuspensionLimits) -> int:
+        """RRA §3(a)(iv)(A): "the 45th or 60th day, as the case may be"."""
+        return limits.single_material if self.material_transaction else limits.single
+
+    def window_limit(self, limits: SuspensionLimits) -> int:
+        """RRA §4(b)(i): 45 days in any 90-day period, 60 with the material-transaction
+        extension."""
+        return limits.window_limit_material if self.material_transaction else limits.window_limit
+
+    def last_permitted_day(self, limits: SuspensionLimits) -> date:
+        """Its 45th (60th) day: start + 44 (59) (SPEC §4.3)."""
+        return self.start + timedelta(days=self.limit(limits) - 1)
+
+
+def read_suspensions(events: Sequence[Event], limits: SuspensionLimits
+                     ) -> tuple[tuple[SuspensionPeriod, ...], tuple[str, ...]]:
+    """Pair SuspensionStarted / SuspensionExtended / SuspensionEnded in timeline order.
+
+    RRA §4(b)(i) proviso: a SuspensionExtended counts when made while the period is open
+    and on or before its 45th day (after that day the Registration Default of §3(a)(iv)(A)
+    has already occurred); a later one is reported as a problem and ignored."""
+    periods: list[SuspensionPeriod] = []
+    problems: list[str] = []
+    open_: dict | None = None
+    for e in events:
+        if e.type == "SuspensionStarted":
+            if open_ is not None:
+                problems.append(f"SuspensionStarted {e.id}: a Suspension Period is already "
+                                f"open; ignored")
+                continue
+            open_ = {"start": e.date, "material": bool(e.data["material_transaction"]),
+                     "extended": False, "events": [e.id]}
+        elif e.type == "SuspensionExtended":
+            if open_ is None:
+                problems.append(f"SuspensionExtended {e.id}: no open Suspension Period; ignored")
+            elif (e.date - open_["start"]).days + 1 > limits.single:
+                problems.append(f"SuspensionExtended {e.id}: made after the {limits.single}th "
+                                f"day of the Suspension Period; ignored (RRA §4(b)(i))")
+            else:
+                open_.update(material=True, extended=True)
+                open_["events"].append(e.id)
+        elif e.type == "SuspensionEnded":
+            if open_ is None:
+                problems.append(f"SuspensionEnded {e.id}: no open Suspension Period; ignored")
+                continue
+            periods.append(SuspensionPeriod(open_["start"], e.date, open_["material"],
+                                            open_["extended"], (*open_["events"], e.id)))
+            open_ = None
+    if open_ is not None:
+        periods.append(SuspensionPeriod(open_["start"], None, open_["material"],
+                                        open_["extended"], tuple(open_["events"])))
+    return tuple(periods), tuple(problems)
+
+
+def suspended_days(periods: Sequence[SuspensionPeriod], start: date, stop: date,
+                   as_of: date) -> int:
+    """Days of ``[start, stop)`` inside some Suspension Period."""
+    return sum(span_days(max(start, p.start), min(stop, p.stop(as_of))) for p in periods)
+
+
+def trailing(periods: Sequence[SuspensionPeriod], day: date, window: int, as_of: date) -> int:
+    """Suspended days in the ``window``-day period ending on (and including) ``day``."""
+    return suspended_days(periods, day - timedelta(days=window - 1), day + ONE_DAY, as_of)
+
+
+def first_day_over(periods: Sequence[SuspensionPeriod], period: SuspensionPeriod, window: int,
+                   limit: int, as_of: date, until: date | None = None) -> date | None:
+    """The first day of ``period`` (before ``until``) whose trailing ``window`` exceeds
+    ``limit``; the count never falls while the period runs, so bisection finds it."""
+    lo, hi = period.start, period.stop(as_of)
+    if until is not None:
+        hi = min(hi, until)
+    if lo >= hi or trailing(periods, hi - ONE_DAY, window, as_of) <= limit:
+        return None
+    lo_n, hi_n = 0, (hi - lo).days - 1
+    while lo_n < hi_n:
+        mid = (lo_n + hi_n) // 2
+        if trailing(periods, lo + timedelta(days=mid), window, as_of) > limit:
+            hi_n = mid
+        else:
+            lo_n = mid + 1
+    return lo + timedelta(days=lo_n)
+
+
+def most_in_any_window(periods: Sequence[SuspensionPeriod], window: int,
+                       as_of: date) -> tuple[int, date | None]:
+    """The most suspended days in any ``window``-day period ending on or before ``as_of``,
+    and the last day of the first such window. The maximum is reached where a window
+    ends on a period's last day or starts on a period's first day."""
+    best, best_day = 0, None
+    ends = {as_of}
+    for p in periods:
+        ends.add(p.stop(as_of) - ONE_DAY)
+        ends.add(p.start + timedelta(days=window - 1))
+    for day in sorted(d for d in ends if d <= as_of):
+        n = trailing(periods, day, window, as_of)
+        if n > best:
+            best, best_day = n, day
+    return best, best_day
+
+
+def allowance_grows_on(periods: Sequence[SuspensionPeriod], window: int,
+                       as_of: date) -> date | None:
+    """The first day after ``as_of`` on which the trailing ``window`` holds fewer suspended
+    days than on ``as_of``, assuming no suspended day after ``as_of``: the earliest
+    suspended day still in the window, plus ``window`` days. ``None`` if none is."""
+    lo = as_of - timedelta(days=window - 1)
+    firsts = [max(lo, p.start) for p in periods
+              if p.start <= as_of and p.stop(as_of) > lo]
+    return min(firsts) + timedelta(days=window) if firsts else None
+
+
+@dataclass(frozen=True)
+class Breach:
+    """Suspended days beyond the Company's right to suspend."""
+
+    kind: str               # "single_period", "window" or "aggregate"
+    clause: str
+    period: SuspensionPeriod
+    first_day: date         # the first suspended day beyond the right
+    until: date             # exclusive end of those days as known on as_of
+    limit: int
+    window: int | None
+    rule: str
+    events: tuple[str, ...]    # of every period counted in the window on the first day
+
+    @property
+    def days(self) -> int:
+        return span_days(self.first_day, self.until)
+
+
+def _counted(periods: Sequence[SuspensionPeriod], day: date, window: int,
+             as_of: date) -> tuple[str, ...]:
+    """Events of the periods with days in the ``window`` days ending on ``day``."""
+    lo = day - timedelta(days=window - 1)
+    return tuple(i for p in periods if p.start <= day and p.stop(as_of) > lo for i in p.events)
+
+
+def breaches(periods: Sequence[SuspensionPeriod], limits: SuspensionLimits,
+             as_of: date) -> list[Breach]:
+    """Every breach of the suspension limits known on ``as_of``.
+
+    * ``single_period``, RRA §3(a)(iv)(A): "prior to or on the 45th or 60th day, as the
+      case may be, of any Suspension Period, such suspension has not been terminated":
+      the period's days from its 46th (61st) on.
+    * ``window``, RRA §4(b)(i): days on which the trailing 90-day window holds more than
+      45 (60) suspended days, made up of several periods each within its own limit
+      (a single period's days past its own 45th (60th) day are ``single_period``, SPEC
+      §4.3). Interpretation ``window_breach`` decides what they cost (``defaults``).
+    * ``aggregate``, RRA §3(a)(iv)(B): "Suspension Periods exceed an aggregate of 90 days
+      in any 360 day period": days on which the trailing 360-day window holds more than
+      90 suspended days.
+    """
+    out: list[Breach] = []
+    for p in periods:
+        stop = p.stop(as_of)
+        own = p.start + timedelta(days=p.limit(limits))
+        if stop > own:
+            out.append(Breach("single_period", "RRA §3(a)(iv)(A)", p, own, stop, p.limit(limits),
+                              None, f"a Suspension Period not terminated on or before its "
+                                    f"{ordinal(p.limit(limits))} day", p.events))
+        first = first_day_over(periods, p, limits.window_days, p.window_limit(limits), as_of,
+                               until=own)
+        if first is not None:
+            out.append(Breach("window", "RRA §4(b)(i)", p, first, min(stop, own),
+                              p.window_limit(limits), limits.window_days,
+                              f"more than {p.window_limit(limits)} suspended days in a "
+                              f"{limits.window_days}-day period",
+                              _counted(periods, first, limits.window_days, as_of)))
+        first = first_day_over(periods, p, limits.long_window_days, limits.long_window_limit,
+                               as_of)
+        if first is not None:
+            out.append(Breach("aggregate", "RRA §3(a)(iv)(B)", p, first, stop,
+                              limits.long_window_limit, limits.long_window_days,
+                              f"Suspension Periods exceed an aggregate of "
+                              f"{limits.long_window_limit} days in a "
+                              f"{limits.long_window_days}-day period",
+                              _counted(periods, first, limits.long_window_days, as_of)))
+    return sorted(out, key=lambda b: (b.first_day, b.kind))

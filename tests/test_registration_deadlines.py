@@ -1,0 +1,160 @@
+"""Obligations with due dates (RRA §2(a), §2(b), §3(b), §4(b)(iii), §4(d)), notices deemed
+given (§10(E)) and Majority of Holders (§1, §10(D), §10(H)); dates counted by hand on the
+Federal Reserve calendar."""
+
+from decimal import Decimal
+
+from tests.support import ev
+from tests.test_registration_support import deadline, report, rra
+
+EX1 = [ev("ShelfFiled", "2004-07-13"), ev("ShelfEffective", "2004-11-15")]
+
+
+def test_filing_and_effectiveness_deadlines():
+    rep = report(rra(*EX1), "2005-02-01")
+    filing = deadline(rep, "file the Shelf")
+    assert (filing["due"], filing["status"], filing["met_on"]) == ("2004-07-15", "met", "2004-07-13")
+    eff = deadline(rep, "Shelf Registration Statement declared effective")
+    assert (eff["due"], eff["status"], eff["late_on"]) == ("2004-10-28", "missed", "2004-11-15")
+    rep = report(rra(), "2004-07-10")
+    assert deadline(rep, "file the Shelf")["status"] == "open"
+
+
+def test_trustee_notice_met_within_two_business_days():
+    rep = report(rra(*EX1, ev("TrusteeNotified", "2004-10-29")), "2005-02-01")
+    notice = deadline(rep, "notify the Trustee")
+    # default date Thu 2004-10-28 + 2 Business Days: Fri 10-29, Mon 11-01
+    assert (notice["due"], notice["status"], notice["met_on"]) == ("2004-11-01", "met", "2004-10-29")
+    assert notice["clause"] == "RRA §3(b)"
+
+
+def test_trustee_notice_missed():
+    rep = report(rra(*EX1, ev("TrusteeNotified", "2004-11-03")), "2005-02-01")
+    notice = deadline(rep, "notify the Trustee")
+    assert (notice["status"], notice["met_on"], notice["late_on"]) == ("missed", None, "2004-11-03")
+    rep = report(rra(*EX1), "2005-02-01")
+    assert deadline(rep, "notify the Trustee")["status"] == "missed"
+    # a notice about another event does not count
+    rep = report(rra(*EX1, ev("TrusteeNotified", "2004-10-29", about="e1234")), "2005-02-01")
+    assert deadline(rep, "notify the Trustee")["status"] == "missed"
+
+
+def test_trustee_notice_open_before_its_due_date():
+    rep = report(rra(ev("ShelfFiled", "2004-07-13")), "2004-10-29")
+    notice = deadline(rep, "notify the Trustee")
+    assert (notice["due"], notice["status"]) == ("2004-11-01", "open")
+
+
+def test_holders_advised_of_effectiveness_within_five_business_days():
+    rep = report(rra(*EX1, ev("HoldersAdvised", "2004-11-19", about="e4")), "2005-02-01")
+    advice = deadline(rep, "advise the selling Holders: the Shelf Registration Statement became")
+    # Mon 2004-11-15 + 5 Business Days: 16, 17, 18, 19, 22
+    assert (advice["due"], advice["status"], advice["met_on"]) == ("2004-11-22", "met", "2004-11-19")
+
+
+def test_stop_order_advice_missed():
+    rep = report(rra(*EX1, ev("ShelfUnusable", "2005-03-01", reason="stop_order")), "2005-04-01")
+    advice = deadline(rep, "advise the selling Holders: a stop order")
+    # Tue 2005-03-01 + 5 Business Days: 2, 3, 4, 7, 8
+    assert (advice["due"], advice["status"]) == ("2005-03-08", "missed")
+
+
+def test_late_questionnaire_amendment_within_ten_business_days():
+    objs = rra(*EX1, ev("QuestionnaireRequested", "2004-08-02", holders=["B"]),
+               ev("QuestionnaireDelivered", "2004-09-15", holder="B"),
+               ev("AmendmentFiled", "2004-09-24", kind="pre_effective", holders_added=["B"],
+                  principal_added="30000000"),
+               holders={"A": "30000000", "B": "30000000"})
+    rep = report(objs, "2005-02-01")
+    amend = deadline(rep, "file an amendment naming B")
+    # received Wed 2004-09-15 + 10 Business Days: 16, 17, 20-24, 27, 28, 29
+    assert (amend["due"], amend["status"], amend["met_on"]) == ("2004-09-29", "met", "2004-09-24")
+
+
+def test_late_questionnaire_of_a_million_or_less_needs_no_amendment():
+    objs = rra(*EX1, ev("QuestionnaireRequested", "2004-08-02", holders=["B"]),
+               ev("QuestionnaireDelivered", "2004-09-15", holder="B"),
+               holders={"A": "59000000", "B": "1000000"})
+    amend = deadline(report(objs, "2005-02-01"), "file an amendment naming B")
+    # "more than $1 million": exactly 1,000,000 is not more
+    assert amend["status"] == "excused"
+    assert "not more than 1000000" in amend["basis"]["arithmetic"]
+
+
+def test_late_questionnaire_amendment_excused_by_the_quarterly_allowance():
+    objs = rra(*EX1, ev("QuestionnaireRequested", "2004-08-02", holders=["B", "C"]),
+               ev("QuestionnaireDelivered", "2004-09-01", holder="C"),
+               ev("AmendmentFiled", "2004-09-08", kind="pre_effective", holders_added=["C"],
+                  principal_added="10000000"),
+               ev("QuestionnaireDelivered", "2004-09-15", holder="B"),
+               holders={"A": "30000000", "B": "20000000", "C": "10000000"})
+    rep = report(objs, "2005-02-01")
+    # before effectiveness one pre-effective amendment per fiscal quarter: Q3 2004 used on 09-08
+    assert deadline(rep, "file an amendment naming C")["status"] == "met"
+    assert deadline(rep, "file an amendment naming B")["status"] == "excused"
+
+
+def test_end_of_the_effectiveness_period():
+    rep = report(rra(*EX1), "2006-12-01")
+    end = deadline(rep, "keep the Shelf Registration Statement effective")
+    # 2nd anniversary of 2004-11-15
+    assert (end["due"], end["status"], end["met_on"]) == ("2006-11-15", "met", "2006-11-15")
+    rep = report(rra(*EX1, ev("ShelfUnusable", "2005-03-01", reason="other")), "2006-12-01")
+    assert deadline(rep, "keep the Shelf")["status"] == "missed"
+
+
+def notice(method, sent, *more):
+    objs = rra(ev("NoticeSent", sent, to="Holders", subject="Suspension Notice", method=method),
+               *more)
+    [n] = report(objs, "2005-03-01")["notices"]
+    return n
+
+
+def test_notice_by_mail_is_given_five_business_days_after_deposit():
+    # deposited Wed 2004-11-10; Thu 11-11 is Veterans Day: 12, 15, 16, 17, 18
+    n = notice("mail", "2004-11-10")
+    assert n["deemed_given"] == "2004-11-18"
+    assert n["basis"]["clause"] == "RRA §10(E)"
+
+
+def test_notice_by_courier_is_given_the_next_business_day():
+    # Fri 2005-01-14; Mon 01-17 is Martin Luther King Day
+    assert notice("courier", "2005-01-14")["deemed_given"] == "2005-01-18"
+
+
+def test_notice_by_hand_telex_and_fax():
+    assert notice("hand", "2005-01-15")["deemed_given"] == "2005-01-15"
+    assert notice("fax", "2005-01-14")["deemed_given"] is None
+    assert notice("fax", "2005-01-14", ev("NoticeAcknowledged", "2005-01-19",
+                                          notice="e3"))["deemed_given"] == "2005-01-19"
+    assert notice("telex", "2005-01-14", ev("NoticeAcknowledged", "2005-01-20",
+                                            notice="e3"))["deemed_given"] == "2005-01-20"
+
+
+def test_majority_of_holders_excludes_affiliates():
+    objs = rra(ev("HolderAffiliation", "2004-07-01", holder="C", company_affiliate=True),
+               ev("ConsentGiven", "2005-01-03", holder="A", matter="waiver-1"),
+               ev("ConsentGiven", "2005-01-03", holder="B", matter="waiver-2"),
+               ev("ConsentGiven", "2005-01-03", holder="C", matter="waiver-2"),
+               holders={"A": "30000000", "B": "20000000", "C": "10000000"})
+    maj = report(objs, "2005-02-01")["majority"]
+    # C's 10,000,000 is not counted: total 50,000,000; A alone 30/50 = 60% > 50%
+    assert maj["waiver-1"]["total"] == "50000000.00"
+    assert (maj["waiver-1"]["consenting"], maj["waiver-1"]["share"], maj["waiver-1"]["majority"]) == (
+        "30000000.00", "0.600000", True)
+    # B 20/50 = 40%; C's consent does not count
+    assert (maj["waiver-2"]["consenting"], maj["waiver-2"]["majority"]) == ("20000000.00", False)
+    assert maj["waiver-2"]["excluded"] == ["C"]
+    # were C counted, A's 30/60 would be exactly half: not "over 50%"
+    objs_no_affiliate = [o for o in objs if o["type"] != "HolderAffiliation"]
+    assert report(objs_no_affiliate, "2005-02-01")["majority"]["waiver-1"]["majority"] is False
+
+
+def test_majority_counts_conversion_shares_at_the_conversion_price():
+    objs = rra(ev("NotesConverted", "2004-12-01", holder="B", principal="1536000", shares=100000),
+               ev("ConsentGiven", "2005-01-03", holder="B", matter="amendment"),
+               holders={"A": "3000000", "B": "1536000"})
+    m = report(objs, "2005-02-01")["majority"]["amendment"]
+    # B holds no Notes but 100,000 Conversion Shares × 15.36 = 1,536,000; total 4,536,000
+    assert (m["consenting"], m["total"], m["majority"]) == ("1536000.00", "4536000.00", False)
+    assert Decimal(m["share"]) == (Decimal(1536000) / Decimal(4536000)).quantize(Decimal("0.000001"))
