@@ -1,0 +1,189 @@
+"""Deferred anti-dilution adjustments (Letter ¶2, SPEC §5.2).
+
+The Warrantholders "defer the application of the anti-dilution protection" of Warrant
+Agreement Art. IV and Certificate of Designations §12 "unless until and only to the
+extent that" Camden Warrants become Vested Warrants (Letter ¶2). So issuing the Camden
+Warrants adjusts nothing, and each vesting adjusts for the warrants that vested only, on
+the vesting date, by the deal's ``formula`` (the Transaction Documents are not in the
+seeds; SPEC §5.1 makes it a term):
+
+* ``weighted_average_broad`` (default): ``P' = P × (A + B) / (A + C)``; ``A`` = the latest
+  ``common_outstanding`` recorded on or before the vesting date plus the Camden Warrants
+  vested after that record and before this vesting (deemed outstanding);
+* ``weighted_average_narrow``: the same formula, but ``A`` is the recorded
+  ``common_outstanding`` alone: Camden Warrants vested since the record are not deemed
+  outstanding (a narrow base counts only Common Stock actually outstanding). Vesting in
+  two tranches then lowers the price a little more than vesting in one;
+* ``full_ratchet``: ``P' = min(P, Camden exercise price)``.
+
+``B = (C × Camden exercise price + consideration × C / warrants issued) / P``. No
+adjustment if the Camden exercise price is not below ``P``; and, reading chosen here, a
+price is never raised by a vesting: when the consideration paid for the warrants brings
+the price per share to ``P`` or above, or rounding would lift a price given with more
+decimals than ``price_decimals``, the price stays. Prices round half-up to
+``price_decimals``.
+
+An ``AdjustmentRecorded`` (a split, another issuance) is outside the deferral: the letter
+"shall [not] be applicable to any further issuance of securities" (Letter ¶5), so it
+applies immediately (SPEC §5.2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from fractions import Fraction
+
+from ledger.events import Event
+
+from ..basis import Basis
+from .arithmetic import exact, round_price, show
+from .camden import Tranche
+from .instruments import Instrument
+
+INTERPRETATIONS = ("trueup_dividends",)
+WHAT_IF = "what-if vesting"   # stands for a vesting that has not happened (deferred.py)
+
+RULES = {
+    "weighted_average_broad":
+        "as Camden Warrants become Vested Warrants the deferred anti-dilution applies for "
+        "the vested warrants only, on the vesting date: broad-based weighted average "
+        "P' = P × (A + B) / (A + C), Camden Warrants vested since the capitalization "
+        "record deemed outstanding in A",
+    "weighted_average_narrow":
+        "as Camden Warrants become Vested Warrants the deferred anti-dilution applies for "
+        "the vested warrants only, on the vesting date: narrow-based weighted average "
+        "P' = P × (A + B) / (A + C), A = the recorded Common Stock outstanding only",
+    "full_ratchet":
+        "as Camden Warrants become Vested Warrants the deferred anti-dilution applies for "
+        "the vested warrants only, on the vesting date: full ratchet "
+        "P' = min(P, Camden exercise price)",
+}
+
+
+@dataclass(frozen=True)
+class Capitalization:
+    """The latest ``CapitalizationRecorded`` and the Camden Warrants vested after it."""
+
+    common_outstanding: int
+    event: str
+    date: date
+    deemed: tuple[tuple[str, int], ...] = ()   # (vesting event, warrants) since the record
+
+
+@dataclass(frozen=True)
+class PriceChange:
+    instrument: str
+    event: str | None        # the vesting or AdjustmentRecorded; None for a what-if vesting
+    cause: str               # "CamdenWarrantsVested", "AdjustmentRecorded" or "if_all_vest"
+    date: date
+    before: Decimal
+    after: Decimal
+    basis: Basis
+
+
+def recorded_capitalization(event: Event) -> Capitalization:
+    """A ``CapitalizationRecorded``: the Common Stock outstanding that starts ``A`` for the
+    vestings on or after its date (SPEC §5.2); nothing vested since it is deemed yet."""
+    return Capitalization(event.data["common_outstanding"], event.id, event.date)
+
+
+def deemed_outstanding(cap: Capitalization | None, vesting: str | None, warrants: int
+                       ) -> Capitalization | None:
+    """After a vesting its warrants count in ``A`` for later vestings (SPEC §5.2)."""
+    if cap is None:
+        return None
+    return Capitalization(cap.common_outstanding, cap.event, cap.date,
+                          cap.deemed + ((vesting or WHAT_IF, warrants),))
+
+
+def outstanding_base(formula: str, cap: Capitalization) -> tuple[int, str, tuple[str, ...]]:
+    """``A``, its arithmetic and its events (SPEC §5.2; narrow reading in the module doc)."""
+    head = f"{cap.common_outstanding} (CapitalizationRecorded {cap.event})"
+    if formula == "weighted_average_narrow":
+        return cap.common_outstanding, f"A = {head}; narrow: vested Camden Warrants not " \
+                                       f"deemed outstanding", (cap.event,)
+    deemed = sum(n for _, n in cap.deemed)
+    ids = tuple(dict.fromkeys(e for e, _ in cap.deemed))
+    if not ids:
+        return cap.common_outstanding, f"A = {head}", (cap.event,)
+    return (cap.common_outstanding + deemed,
+            f"A = {head} + {deemed} (Camden Warrants vested since: {', '.join(ids)}) "
+            f"= {cap.common_outstanding + deemed}",
+            (cap.event, *(i for i in ids if i != WHAT_IF)))
+
+
+def weighted_average(price: Decimal, a: int, tranche: Tranche, decimals: int
+                     ) -> tuple[Decimal, Fraction, str]:
+    """``P' = P × (A + B) / (A + C)``, ``B = (C × Camden price + consideration × C /
+    warrants issued) / P`` (Warrant Agreement Art. IV, Certificate §12, as SPEC §5.2
+    states them; deferred to the vesting date by Letter ¶2). Returns P', B, arithmetic."""
+    p, c, camden = exact(price), tranche.warrants, tranche.issuance.exercise_price
+    b = (c * exact(camden) + tranche.consideration) / p
+    paid = (f"({c} × {show(camden)} + {show(tranche.consideration)} consideration)"
+            if tranche.consideration else f"{c} × {show(camden)}")
+    text = f"B = {paid} / {show(price)} = {show(b)}; C = {c}"
+    if camden >= price:
+        return price, b, f"{text}; Camden exercise price {show(camden)} is not below " \
+                         f"P = {show(price)}: no adjustment"
+    raw = p * (a + b) / (a + c)
+    rounded = round_price(raw, decimals)
+    text += (f"; P' = {show(price)} × ({a} + {show(b)}) / ({a} + {c}) = {show(raw)} → "
+             f"{show(rounded)} (half-up, {decimals} decimals)")
+    if rounded >= price:
+        return price, b, f"{text}; not below P = {show(price)}: no adjustment (a vesting " \
+                         f"never raises a price)"
+    return rounded, b, text
+
+
+def full_ratchet(price: Decimal, tranche: Tranche, decimals: int) -> tuple[Decimal, str]:
+    """``P' = min(P, Camden exercise price)`` (SPEC §5.2; deferred by Letter ¶2)."""
+    camden = round_price(exact(tranche.issuance.exercise_price), decimals)
+    after = min(price, camden)
+    return after, f"C = {tranche.warrants}; P' = min({show(price)}, {show(camden)}) = " \
+                  f"{show(after)}"
+
+
+def camden_adjustment(position: Instrument, tranche: Tranche, vesting: str | None, day: date,
+                      cap: Capitalization | None, formula: str, decimals: int
+                      ) -> PriceChange | None:
+    """The adjustment one vested tranche makes to one position (Letter ¶2: "as the Camden
+    Warrants become Vested Warrants, each of the Warrantholders shall be entitled to
+    receive anti-dilution protection"). None if the weighted average cannot be computed
+    because no capitalization was recorded on or before the vesting date."""
+    price = position.price
+    inputs: dict[str, object] = {"formula": formula, "C": tranche.warrants, "P": price,
+                                 "camden_exercise_price": tranche.issuance.exercise_price,
+                                 "consideration": show(tranche.consideration)}
+    events = tuple(e for e in (vesting, tranche.issuance.event) if e)
+    if formula == "full_ratchet":
+        after, text = full_ratchet(price, tranche, decimals)
+    else:
+        if cap is None:
+            return None
+        a, a_text, a_events = outstanding_base(formula, cap)
+        after, b, b_text = weighted_average(price, a, tranche, decimals)
+        text = f"{a_text}; {b_text}"
+        inputs |= {"A": a, "B": show(b)}
+        events += a_events
+    inputs["P'"] = after
+    basis = Basis(clause=f"Letter ¶2; {position.clause}", rule=RULES[formula], events=events,
+                  interpretations=INTERPRETATIONS, arithmetic=text, inputs=inputs)
+    return PriceChange(position.instrument, vesting,
+                       "CamdenWarrantsVested" if vesting else "if_all_vest", day, price, after,
+                       basis)
+
+
+def recorded_adjustment(position: Instrument, event: Event) -> PriceChange:
+    """An ``AdjustmentRecorded`` applies immediately, whatever the vesting (SPEC §5.2;
+    Letter ¶5: the letter is not "applicable to any further issuance of securities")."""
+    new = event.data["new_price"]
+    basis = Basis(clause=f"{position.clause}; Letter ¶5", rule="an anti-dilution adjustment "
+                  "not caused by Camden vesting applies immediately: "
+                  f"{event.data['reason']}", events=(event.id,),
+                  interpretations=INTERPRETATIONS,
+                  arithmetic=f"P' = {show(new)} (recorded; was {show(position.price)})",
+                  inputs={"P": position.price, "P'": new})
+    return PriceChange(position.instrument, event.id, "AdjustmentRecorded", event.date,
+                       position.price, new, basis)

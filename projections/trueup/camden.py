@@ -1,0 +1,107 @@
+"""The Camden Warrants: issued unvested, they become Vested Warrants or are cancelled (Letter ¶2).
+
+A ``CamdenWarrantsVested`` or ``CamdenWarrantsCancelled`` event names a Camden Entity and
+a number of warrants, not an issuance. Reading chosen here, for an entity holding more
+than one issuance: warrants vest from its earliest issuance first, and cancellations
+take the warrants furthest from vesting, its latest issuance first. Each part of a
+vesting drawn from one issuance is a ``Tranche``: it carries that issuance's exercise
+price and its share of the issuance's consideration.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import date
+from decimal import Decimal
+from fractions import Fraction
+
+from ledger.events import Event
+
+from .arithmetic import exact
+
+
+@dataclass(frozen=True)
+class Issuance:
+    event: str
+    holder: str
+    date: date
+    warrants: int              # issued
+    exercise_price: Decimal
+    consideration: Decimal     # paid for the whole issuance (SPEC §3.3, default 0)
+    unvested: int              # neither vested nor cancelled yet
+
+
+@dataclass(frozen=True)
+class Tranche:
+    """Warrants of one issuance that vest (or would vest) together."""
+
+    issuance: Issuance
+    warrants: int
+
+    @property
+    def consideration(self) -> Fraction:
+        """The consideration for these warrants: ``consideration × C / warrants issued``
+        (SPEC §5.2)."""
+        return exact(self.issuance.consideration) * self.warrants / self.issuance.warrants
+
+
+Book = tuple[Issuance, ...]
+
+
+def issued(book: Book, event: Event) -> Book:
+    """Issuing Camden Warrants adjusts nothing (Letter ¶2, ¶4): they only join the book."""
+    d = event.data
+    return book + (Issuance(event=event.id, holder=d["holder"], date=event.date,
+                            warrants=d["warrants"], exercise_price=d["exercise_price"],
+                            consideration=d["consideration"], unvested=d["warrants"]),)
+
+
+def _take(book: Book, holder: str, warrants: int, latest_first: bool
+          ) -> tuple[Book, tuple[Tranche, ...], int]:
+    order = range(len(book) - 1, -1, -1) if latest_first else range(len(book))
+    out, parts, left = list(book), [], warrants
+    for i in order:
+        if left == 0:
+            break
+        iss = out[i]
+        if iss.holder != holder or iss.unvested == 0:
+            continue
+        n = min(left, iss.unvested)
+        out[i] = replace(iss, unvested=iss.unvested - n)
+        parts.append(Tranche(iss, n))
+        left -= n
+    return tuple(out), tuple(parts), left
+
+
+def vested(book: Book, holder: str, warrants: int) -> tuple[Book, tuple[Tranche, ...], int]:
+    """Camden Warrants that "become vested and not subject to cancellation" (Letter ¶2):
+    the book after, the tranches that vested (earliest issuance first), and how many of
+    the warrants named could not vest because that many were not unvested."""
+    return _take(book, holder, warrants, latest_first=False)
+
+
+def cancelled(book: Book, holder: str, warrants: int) -> tuple[Book, tuple[Tranche, ...], int]:
+    """Cancelled Camden Warrants can never vest, so never adjust (Letter ¶2 "only to the
+    extent that ... become Vested Warrants"): the book after, the tranches cancelled
+    (latest issuance first) and the shortfall."""
+    return _take(book, holder, warrants, latest_first=True)
+
+
+def unvested(book: Book) -> tuple[Tranche, ...]:
+    """Every Camden Warrant still able to vest, one tranche per issuance."""
+    return tuple(Tranche(i, i.unvested) for i in book if i.unvested > 0)
+
+
+def by_holder(book: Book, vested_counts: dict[str, int], cancelled_counts: dict[str, int]
+              ) -> dict[str, dict[str, int]]:
+    """Issued, vested, cancelled and unvested warrants per Camden Entity."""
+    out: dict[str, dict[str, int]] = {}
+    for iss in book:
+        row = out.setdefault(iss.holder, {"issued": 0, "vested": 0, "cancelled": 0,
+                                          "unvested": 0})
+        row["issued"] += iss.warrants
+        row["unvested"] += iss.unvested
+    for holder, row in out.items():
+        row["vested"] = vested_counts.get(holder, 0)
+        row["cancelled"] = cancelled_counts.get(holder, 0)
+    return dict(sorted(out.items()))

@@ -1,0 +1,64 @@
+"""The anti-dilution still deferred (Letter ¶2, SPEC §5.3).
+
+For each position not yet fully exercised or converted: the price and share count it would
+have if every Camden Warrant still able to vest (issued, neither vested nor cancelled)
+became a Vested Warrant on ``as_of``. The what-if vests each issuance's unvested warrants
+as one tranche, issuances in the order they were issued, with the deal's formula and the
+capitalization in force on ``as_of``, exactly as real vestings would be applied.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from ..basis import Basis
+from . import adjustments, camden, instruments
+from .arithmetic import show
+from .replay import History
+
+
+@dataclass(frozen=True)
+class Deferred:
+    instrument: str
+    price: Decimal | None        # None: the weighted average needs a capitalization
+    shares: int | None
+    basis: Basis
+
+
+def if_all_vest(history: History) -> dict[str, Deferred]:
+    """Per held position, the price and shares if every unvested Camden Warrant vested on
+    ``as_of`` (Letter ¶2 "as the Camden Warrants become Vested Warrants")."""
+    tranches = camden.unvested(history.book)
+    terms, day = history.terms, history.as_of
+    out = {}
+    for name, position in history.positions.items():
+        if not position.held:
+            continue
+        parts, cap, now, computable = [], history.capitalization, position, True
+        for tranche in tranches:
+            change = adjustments.camden_adjustment(now, tranche, None, day, cap, terms.formula,
+                                                   terms.price_decimals)
+            if change is None:
+                computable = False
+                break
+            parts.append(change.basis)
+            now = instruments.repriced(now, change.after)
+            cap = adjustments.deemed_outstanding(cap, None, tranche.warrants)
+        rule = (f"the adjustment still deferred: the price and shares if every unvested Camden "
+                f"Warrant ({sum(t.warrants for t in tranches)}) became a Vested Warrant on "
+                f"{day.isoformat()}")
+        if not computable:
+            basis = Basis(clause="Letter ¶2", rule=rule,
+                          arithmetic="no capitalization recorded on or before as_of: the "
+                                     "weighted average cannot be computed")
+            out[name] = Deferred(name, None, None, basis)
+            continue
+        shares = instruments.shares_held(now)
+        text = (f"price {show(position.price)} → {show(now.price)}; shares "
+                f"{instruments.shares_held(position)} → {shares}")
+        basis = Basis(clause=f"Letter ¶2; {position.clause}", rule=rule,
+                      events=tuple(t.issuance.event for t in tranches), arithmetic=text,
+                      parts=tuple(parts))
+        out[name] = Deferred(name, now.price, shares, basis)
+    return out

@@ -1,0 +1,200 @@
+"""True-up shares (Letter ¶3, SPEC §5.3).
+
+"in the event that any of the Warrantholders exercise the Warrants or convert any of
+their Shares prior to February 1, 2004, then, in the event that any Camden Warrants become
+Vested Warrants after the date of the exercise ... the Company will, from time to time
+issue ... a number of shares of its Common Stock equal to the difference between (x) that
+number of shares ... to which the Warrantholders ... would have been entitled after giving
+effect to all anti-dilution adjustments if such Warrants or Shares had been exercised or
+converted on the date on which such Camden Warrants become Vested Warrants ... and (y) the
+number of shares of Common Stock previously issued by the Company in respect of such
+Warrants or Shares."
+
+Readings chosen here:
+
+* ``x`` uses the price in force after the vesting, with *every* adjustment in effect then,
+  including an ``AdjustmentRecorded`` made after the exercise ("all anti-dilution
+  adjustments"); a vesting on the exercise date is not "after the date of the exercise":
+  it is in force at the exercise instead (see ``order.py``).
+* ``y`` is the shares issued at the exercise plus the true-up shares issued for it before
+  this vesting. A vesting's ``owed`` is ``x - y``, never below zero.
+* A true-up once earned stays owed ("from time to time"): what an exercise has earned so
+  far is the largest ``x`` over its vestings minus the shares issued at the exercise, never
+  below zero; ``outstanding`` is what is earned and not yet issued.
+* ``TrueUpSharesIssued`` names an instrument, not an exercise: its shares settle that
+  instrument's eligible exercises oldest first, each up to what it has outstanding; any
+  excess is credited to the latest of them (it counts in ``y`` for later vestings), or is
+  left unallocated if there is none, and either way is reported as over-issued.
+* ``trueup_dividends`` (SPEC §6): ``frozen`` counts anti-dilution only. ``to_vesting_date``
+  would add the dividends the Shares would have accrued from the conversion to the vesting
+  date; the deal records no dividend rate and the catalog no dividend event, so it adds
+  nothing, and every basis says so. Warrants carry no dividends under either reading.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import date
+from decimal import Decimal
+from fractions import Fraction
+from typing import Mapping
+
+from ..basis import Basis
+from .instruments import Instrument, shares_for, shares_text
+
+CLAUSE = "Letter ¶3"
+INTERPRETATIONS = ("trueup_dividends",)
+READINGS = ("frozen", "to_vesting_date")
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """A ``WarrantsExercised`` or ``PreferredConverted`` as it happened."""
+
+    event: str
+    type: str
+    instrument: str
+    holder: str
+    kind: str
+    date: date
+    fraction: Decimal
+    portion: Fraction          # of the registered position
+    shares_issued: int
+    price: Decimal             # exercise or conversion price in force at the exercise
+    implied: int               # shares that price implied for the portion
+    eligible: bool
+
+
+@dataclass(frozen=True)
+class Step:
+    """One later vesting's effect on one eligible exercise."""
+
+    vesting: str
+    date: date
+    price: Decimal
+    x: int
+    y: int
+    owed: int
+    earned: int                # cumulative after this vesting
+    basis: Basis
+
+
+@dataclass(frozen=True)
+class Account:
+    exercise: Exercise
+    steps: tuple[Step, ...] = ()
+    issues: tuple[tuple[str, int], ...] = ()     # (TrueUpSharesIssued event, shares credited)
+
+    @property
+    def issued(self) -> int:
+        return sum(n for _, n in self.issues)
+
+    @property
+    def earned(self) -> int:
+        return self.steps[-1].earned if self.steps else 0
+
+    @property
+    def outstanding(self) -> int:
+        return max(0, self.earned - self.issued)
+
+    @property
+    def over_issued(self) -> int:
+        return max(0, self.issued - self.earned)
+
+    @property
+    def entitled(self) -> int:
+        """``x`` at the latest vesting after an eligible exercise, else what the price at
+        the exercise implied."""
+        return self.steps[-1].x if self.steps else self.exercise.implied
+
+
+def eligible(day: date, cutoff: date) -> bool:
+    """Only exercises and conversions "prior to February 1, 2004" earn true-ups (Letter ¶3;
+    SPEC §5.1 ``true_up_cutoff``)."""
+    return day < cutoff
+
+
+def dividends_reading(kind: str, interpretations: Mapping[str, str]) -> str:
+    """How ``trueup_dividends`` (SPEC §6, Letter ¶3) bears on ``x``."""
+    value = interpretations.get("trueup_dividends", "frozen")
+    if value not in READINGS:
+        raise ValueError(f"interpretation trueup_dividends has no value {value!r}; "
+                         f"choose one of {', '.join(READINGS)}")
+    if value == "frozen":
+        return ("trueup_dividends = frozen: x counts anti-dilution only, not dividends "
+                "accrued after the actual exercise or conversion")
+    if kind == "warrant":
+        return "trueup_dividends = to_vesting_date: a Warrant carries no dividends; x is unchanged"
+    return ("trueup_dividends = to_vesting_date: dividends the Shares would have accrued from "
+            "the conversion to the vesting date would count, but the deal records no dividend "
+            "rate and the event catalog no dividend event, so none are added")
+
+
+def rule_text(exercise: Exercise, cutoff: date, interpretations: Mapping[str, str]) -> str:
+    return (f"an exercise or conversion before {cutoff.isoformat()} followed by a vesting of "
+            "Camden Warrants: the Company issues x - y, x = the shares if exercised on the "
+            "vesting date after all anti-dilution adjustments, y = the shares previously "
+            f"issued in respect of it; {dividends_reading(exercise.kind, interpretations)}")
+
+
+def at_vesting(account: Account, position: Instrument, vesting: str, day: date,
+               cutoff: date, interpretations: Mapping[str, str]) -> Account:
+    """The true-up a vesting after an eligible exercise earns (Letter ¶3): ``owed = x - y``."""
+    ex = account.exercise
+    x = shares_for(position, ex.portion)
+    y = ex.shares_issued + account.issued
+    owed = max(0, x - y)
+    earned = max(account.earned, x - ex.shares_issued, 0)
+    trueups = f" + {account.issued} (true-up shares issued)" if account.issued else ""
+    text = (f"x = {shares_text(position, ex.portion)}; y = {ex.shares_issued}{trueups}"
+            f"{f' = {y}' if trueups else ''}; owed = "
+            + (f"{x} - {y} = {owed}" if x >= y else f"max(0, {x} - {y}) = 0"))
+    basis = Basis(clause=CLAUSE, rule=rule_text(ex, cutoff, interpretations),
+                  events=(ex.event, vesting, *(e for e, _ in account.issues)),
+                  interpretations=INTERPRETATIONS, arithmetic=text,
+                  inputs={"x": x, "y": y, "price": position.price})
+    step = Step(vesting, day, position.price, x, y, owed, earned, basis)
+    return replace(account, steps=account.steps + (step,))
+
+
+def settled(accounts: list[Account], event: str, shares: int
+            ) -> tuple[list[Account], int, int]:
+    """Credit a ``TrueUpSharesIssued`` to one instrument's eligible exercises, oldest first
+    (reading in the module doc). Returns the accounts, the shares beyond what was
+    outstanding, and the shares credited to no exercise."""
+    out, left = list(accounts), shares
+    for i, acc in enumerate(out):
+        take = min(left, acc.outstanding)
+        if take:
+            out[i] = replace(acc, issues=acc.issues + ((event, take),))
+            left -= take
+    if left and out:
+        out[-1] = replace(out[-1], issues=out[-1].issues + ((event, left),))
+        return out, left, 0
+    return out, left, left
+
+
+def exercise_basis(account: Account, cutoff: date, interpretations: Mapping[str, str]
+                   ) -> Basis:
+    """Why an exercise is owed what it is owed (Letter ¶3)."""
+    ex = account.exercise
+    rule = rule_text(ex, cutoff, interpretations)
+    events = (ex.event, *(s.vesting for s in account.steps), *(e for e, _ in account.issues))
+    if not ex.eligible:
+        text = (f"exercised on {ex.date.isoformat()}, not before {cutoff.isoformat()}: "
+                "no true-up")
+    elif not account.steps:
+        text = (f"no Camden Warrants became Vested Warrants after {ex.date.isoformat()}: "
+                "nothing owed")
+    else:
+        last = account.steps[-1]
+        text = (f"{last.basis.arithmetic}; earned so far = {account.earned}; issued = "
+                f"{account.issued}; outstanding = {account.outstanding}")
+    return Basis(clause=CLAUSE, rule=rule, events=tuple(dict.fromkeys(events)),
+                 interpretations=INTERPRETATIONS, arithmetic=text,
+                 parts=tuple(s.basis for s in account.steps))
+
+
+def shortfall(exercise: Exercise) -> int:
+    """Shares issued at the exercise below what the price then in force implied."""
+    return max(0, exercise.implied - exercise.shares_issued)

@@ -1,0 +1,478 @@
+"""Letter ¶2 and ¶3 scenarios, each worked by hand from its own numbers (SPEC §5).
+
+Every expected price is written out as the formula over the scenario's numbers:
+A = recorded Common Stock outstanding (+ Camden Warrants vested since, broad),
+B = (C × Camden exercise price + consideration for the C warrants) / P,
+P' = P × (A + B) / (A + C), rounded half-up to 4 decimals; shares round down.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from decimal import ROUND_HALF_UP, Decimal
+
+import pytest
+
+from projections.interpretations import resolve
+from projections.timeline import build_timeline
+from projections.trueup.report import build as true_up_report
+from tests.support import build, ev, opened
+
+Q = Decimal("0.0001")
+DB = "DB Capital Investors, L.P."
+SANDLER = "Sandler Capital Partners V, L.P."
+CAMDEN = "Camden Partners Strategic Fund II-A, L.P."
+CAMDEN_B = "Camden Partners Strategic Fund II-B, L.P."
+DEAL = "ltr"
+
+
+def r4(value: Decimal) -> Decimal:
+    return value.quantize(Q, ROUND_HALF_UP)
+
+
+def floor(value: Decimal) -> int:
+    return int(value)  # positive values: truncation is rounding down
+
+
+def e(type_: str, day: str, **data) -> dict:
+    return ev(type_, day, deal=DEAL, **data)
+
+
+def base(camden_price: str = "1.50", consideration: str | None = None, **terms) -> list[dict]:
+    """e1 DealOpened, e2 capitalization 10,000,000, e3 1,000,000 Camden Warrants, e4 W-1:
+    DB Capital's Warrant for 100,000 shares at 3.00."""
+    issued = {"holder": CAMDEN, "warrants": 1_000_000, "exercise_price": camden_price}
+    if consideration is not None:
+        issued["consideration"] = consideration
+    return [opened(DEAL, "infocrossing-letter-2002", **terms),
+            e("CapitalizationRecorded", "2002-02-01", common_outstanding=10_000_000),
+            e("CamdenWarrantsIssued", "2002-02-01", **issued),
+            e("InstrumentRegistered", "2002-03-01", instrument="W-1", holder=DB,
+              kind="warrant", shares=100_000, exercise_price="3.00")]
+
+
+def vest(day: str, warrants: int, holder: str = CAMDEN) -> dict:
+    return e("CamdenWarrantsVested", day, holder=holder, warrants=warrants)
+
+
+def exercise(day: str, shares_issued: int, fraction: str = "1", instrument: str = "W-1") -> dict:
+    return e("WarrantsExercised", day, instrument=instrument, fraction=fraction,
+             shares_issued=shares_issued)
+
+
+def report(objs, as_of: str = "2010-01-01", **interpret) -> dict:
+    timeline = build_timeline(build(objs), date.fromisoformat(as_of))
+    out = true_up_report(timeline, resolve(interpret))
+    json.dumps(out)  # JSON-ready
+    return out["true_up"]
+
+
+def one(rows: list[dict], **match) -> dict:
+    found = [r for r in rows if all(r[k] == v for k, v in match.items())]
+    assert len(found) == 1, (match, rows)
+    return found[0]
+
+
+# P1: the first vesting of 500,000 Camden Warrants at 1.50 against W-1 at 3.00
+A1, C1 = 10_000_000, 500_000
+B1 = Decimal(C1) * Decimal("1.50") / Decimal("3.00")              # 250,000
+P1 = r4(Decimal("3.00") * (A1 + B1) / (A1 + C1))                   # 2.9286
+X1 = floor(Decimal(100_000) * Decimal("3.00") / P1)                # 102,438
+
+
+def test_hand_figures_are_what_they_say():
+    assert B1 == 250_000 and P1 == Decimal("2.9286") and X1 == 102_438
+
+
+def test_single_vesting_after_an_exercise():
+    t = report(base() + [exercise("2002-06-01", 100_000), vest("2002-09-01", 500_000)])
+    ex = one(t["exercises"], event="e5")
+    assert ex["eligible"] is True
+    assert ex["shares_issued"] == 100_000
+    assert ex["entitled"] == X1
+    assert ex["owed"] == X1 - 100_000
+    assert t["holders"][DB] == {"owed": X1 - 100_000, "issued": 0,
+                                "outstanding": X1 - 100_000, "over_issued": 0}
+    assert ex["basis"]["clause"] == "Letter ¶3"
+    assert ex["basis"]["events"] == ["e5", "e6"]
+    assert ex["basis"]["interpretations"] == {"trueup_dividends": "frozen"}
+    assert ex["basis"]["arithmetic"].startswith(
+        f"x = 100000 × 3.00 / {P1} = {X1} (rounded down); y = 100000; "
+        f"owed = {X1} - 100000 = {X1 - 100_000}")
+    change = one(t["adjustments"], event="e6", instrument="W-1")
+    assert change["after"] == str(P1)
+    basis = change["basis"]
+    assert basis["clause"] == "Letter ¶2; Warrant Agreement Art. IV"
+    assert basis["events"] == ["e6", "e3", "e2"]
+    assert basis["inputs"]["A"] == A1 and basis["inputs"]["C"] == C1
+    assert Decimal(basis["inputs"]["B"]) == B1
+    assert basis["inputs"]["P"] == "3.00" and basis["inputs"]["P'"] == str(P1)
+    assert basis["interpretations"] == {"trueup_dividends": "frozen"}
+
+
+def test_two_vestings_after_one_exercise_the_second_owes_the_increment():
+    t = report(base() + [exercise("2002-06-01", 100_000), vest("2002-09-01", 500_000),
+                         vest("2003-03-01", 300_000)])
+    a2, c2 = A1 + 500_000, 300_000          # the first vesting is deemed outstanding
+    b2 = Decimal(c2) * Decimal("1.50") / P1
+    p2 = r4(P1 * (a2 + b2) / (a2 + c2))
+    x2 = floor(Decimal(300_000) / p2)
+    ex = one(t["exercises"], event="e5")
+    first, second = ex["vestings"]
+    assert (first["x"], first["owed"], first["earned"]) == (X1, X1 - 100_000, X1 - 100_000)
+    assert second["price"] == str(p2)
+    assert second["x"] == x2
+    # nothing issued yet: this vesting's x - y covers both; what it adds is the increment
+    assert second["earned"] - first["earned"] == x2 - X1
+    assert ex["owed"] == x2 - 100_000
+    assert one(t["adjustments"], event="e7")["basis"]["inputs"]["A"] == a2
+
+
+def test_a_true_up_issued_then_a_further_vesting_owes_only_the_increment():
+    t = report(base() + [exercise("2002-06-01", 100_000), vest("2002-09-01", 500_000),
+                         e("TrueUpSharesIssued", "2002-10-01", instrument="W-1",
+                           shares=X1 - 100_000),
+                         vest("2003-03-01", 300_000)])
+    a2, c2 = A1 + 500_000, 300_000
+    p2 = r4(P1 * (a2 + Decimal(c2) * Decimal("1.50") / P1) / (a2 + c2))
+    x2 = floor(Decimal(300_000) / p2)
+    ex = one(t["exercises"], event="e5")
+    second = ex["vestings"][1]
+    assert second["y"] == X1              # 100,000 at exercise + the true-up
+    assert second["owed"] == x2 - X1
+    assert (ex["owed"], ex["issued"], ex["outstanding"]) == (x2 - 100_000, X1 - 100_000,
+                                                            x2 - X1)
+    assert t["holders"][DB] == {"owed": x2 - 100_000, "issued": X1 - 100_000,
+                                "outstanding": x2 - X1, "over_issued": 0}
+    assert "e7" in ex["basis"]["events"]
+
+
+def test_a_vesting_before_the_exercise_earns_no_true_up():
+    t = report(base() + [vest("2002-09-01", 500_000), exercise("2002-10-01", X1)])
+    ex = one(t["exercises"], event="e6")
+    assert ex["price_at_exercise"] == str(P1)
+    assert ex["implied_at_exercise"] == X1
+    assert ex["vestings"] == [] and ex["owed"] == 0 and ex["entitled"] == X1
+    assert t["discrepancies"] == []
+    assert "nothing owed" in ex["basis"]["arithmetic"]
+
+
+def test_the_cutoff_exercise_on_2004_02_01_earns_none_on_2004_01_30_earns():
+    objs = base() + [
+        e("InstrumentRegistered", "2002-03-01", instrument="W-2", holder=SANDLER,
+          kind="warrant", shares=50_000, exercise_price="3.00"),
+        exercise("2004-02-01", 100_000, instrument="W-1"),
+        exercise("2004-01-30", 50_000, instrument="W-2"),
+        vest("2004-06-01", 500_000)]
+    t = report(objs)
+    on_cutoff = one(t["exercises"], instrument="W-1")
+    before = one(t["exercises"], instrument="W-2")
+    assert on_cutoff["eligible"] is False and on_cutoff["owed"] == 0
+    assert "not before 2004-02-01" in on_cutoff["basis"]["arithmetic"]
+    x = floor(Decimal(50_000) * Decimal("3.00") / P1)
+    assert before["eligible"] is True and before["owed"] == x - 50_000
+    assert t["holders"][DB]["owed"] == 0
+    assert t["holders"][SANDLER]["owed"] == x - 50_000
+
+
+def test_a_partial_exercise_counts_only_the_exercised_part():
+    t = report(base() + [exercise("2002-06-01", 40_000, fraction="0.4"),
+                         vest("2002-09-01", 500_000),
+                         exercise("2003-01-02", floor(Decimal(90_000) / P1), fraction="0.5")])
+    first = one(t["exercises"], event="e5")
+    x = floor(Decimal(40_000) * Decimal("3.00") / P1)
+    assert first["owed"] == x - 40_000
+    assert first["basis"]["arithmetic"].startswith(f"x = 40000 × 3.00 / {P1} = {x}")
+    second = one(t["exercises"], event="e7")      # 0.5 of the 60,000 left = 30,000 at 3.00
+    assert second["implied_at_exercise"] == floor(Decimal(30_000) * Decimal("3.00") / P1)
+    assert second["vestings"] == [] and second["owed"] == 0
+    w1 = one(t["instruments"], instrument="W-1")
+    assert w1["exercised_fraction"] == "0.7"
+    assert w1["shares"] == floor(Decimal(30_000) * Decimal("3.00") / P1)
+    assert w1["price"] == str(P1)
+
+
+def test_a_preferred_conversion():
+    objs = base() + [
+        e("InstrumentRegistered", "2002-03-01", instrument="P-1", holder=SANDLER,
+          kind="preferred", quantity=1000, stated_value="100.00", conversion_price="4.00"),
+        e("PreferredConverted", "2002-06-01", instrument="P-1", fraction="1",
+          shares_issued=25_000),
+        vest("2002-09-01", 500_000)]
+    t = report(objs)
+    b = Decimal(500_000) * Decimal("1.50") / Decimal("4.00")        # 187,500
+    p = r4(Decimal("4.00") * (A1 + b) / (A1 + 500_000))             # 3.8810
+    x = floor(Decimal(1000) * Decimal("100.00") / p)
+    ex = one(t["exercises"], event="e6")
+    assert ex["kind"] == "preferred" and ex["implied_at_exercise"] == 25_000
+    assert ex["owed"] == x - 25_000
+    assert ex["basis"]["arithmetic"].startswith(f"x = 1000 × 100.00 / {p} = {x}")
+    assert one(t["adjustments"], instrument="P-1")["basis"]["clause"] == \
+        "Letter ¶2; Certificate of Designations §12"
+    assert t["holders"][SANDLER]["owed"] == x - 25_000
+
+
+def test_a_camden_price_not_below_the_holders_price_adjusts_nothing():
+    objs = base(camden_price="3.50") + [
+        e("InstrumentRegistered", "2002-03-01", instrument="P-1", holder=SANDLER,
+          kind="preferred", quantity=1000, stated_value="100.00", conversion_price="4.00"),
+        exercise("2002-06-01", 100_000),
+        vest("2002-09-01", 500_000)]
+    t = report(objs)
+    w1 = one(t["adjustments"], instrument="W-1")
+    assert w1["before"] == w1["after"] == "3.00"
+    assert "not below P = 3.00: no adjustment" in w1["basis"]["arithmetic"]
+    ex = one(t["exercises"], instrument="W-1")
+    assert ex["vestings"][0]["x"] == 100_000 and ex["owed"] == 0
+    # 3.50 is below the preferred's 4.00: that one adjusts
+    b = Decimal(500_000) * Decimal("3.50") / Decimal("4.00")
+    assert one(t["instruments"], instrument="P-1")["price"] == \
+        str(r4(Decimal("4.00") * (A1 + b) / (A1 + 500_000)))
+
+
+def test_full_ratchet_against_weighted_average_on_the_same_history():
+    history = [exercise("2002-06-01", 100_000), vest("2002-09-01", 500_000)]
+    weighted = report(base() + history)
+    ratchet = report(base(formula="full_ratchet") + history)
+    assert one(weighted["exercises"], event="e5")["owed"] == X1 - 100_000
+    # full ratchet: P' = min(3.00, 1.50) = 1.50, written to 4 decimals;
+    # x = 300,000 / 1.50 = 200,000
+    r = one(ratchet["exercises"], event="e5")
+    assert r["vestings"][0]["price"] == "1.5000"
+    assert r["owed"] == 200_000 - 100_000
+    assert ratchet["formula"] == "full_ratchet"
+    assert "min(3.00, 1.5000) = 1.5000" in one(ratchet["adjustments"], event="e6")["basis"]["arithmetic"]
+
+
+def test_cancelled_camden_warrants_never_adjust():
+    objs = base() + [
+        e("InstrumentRegistered", "2002-03-01", instrument="W-2", holder=SANDLER,
+          kind="warrant", shares=50_000, exercise_price="3.00"),
+        e("CamdenWarrantsCancelled", "2002-05-01", holder=CAMDEN, warrants=400_000),
+        vest("2002-09-01", 600_000),
+        vest("2002-10-01", 100_000)]       # none left to vest: adjusts nothing
+    t = report(objs)
+    p = r4(Decimal("3.00") * (A1 + Decimal(600_000) * Decimal("1.50") / Decimal("3.00"))
+           / (A1 + 600_000))                                         # 2.9151
+    w2 = one(t["instruments"], instrument="W-2")
+    assert w2["price"] == str(p)
+    assert w2["deferred_price_if_all_vest"] == str(p)   # nothing unvested is left
+    assert t["camden"][CAMDEN] == {"issued": 1_000_000, "vested": 600_000,
+                                   "cancelled": 400_000, "unvested": 0}
+    assert [v["event"] for v in t["vestings"]] == ["e7"]
+    assert any(pr["event"] == "e8" for pr in t["problems"])
+
+
+def test_an_adjustment_recorded_between_vestings():
+    t = report(base() + [exercise("2002-06-01", 100_000), vest("2002-09-01", 500_000),
+                         e("AdjustmentRecorded", "2002-12-01", instrument="W-1",
+                           new_price="2.50", reason="common stock issued below the price"),
+                         vest("2003-03-01", 300_000)])
+    a2, c2 = A1 + 500_000, 300_000
+    b2 = Decimal(c2) * Decimal("1.50") / Decimal("2.50")            # 180,000
+    p2 = r4(Decimal("2.50") * (a2 + b2) / (a2 + c2))                # 2.4722
+    x2 = floor(Decimal(300_000) / p2)
+    ex = one(t["exercises"], event="e5")
+    assert [s["event"] for s in ex["vestings"]] == ["e6", "e8"]    # the adjustment is no vesting
+    assert ex["vestings"][1]["price"] == str(p2)
+    assert ex["owed"] == x2 - 100_000
+    recorded = one(t["adjustments"], event="e7")
+    assert (recorded["cause"], recorded["before"], recorded["after"]) == \
+        ("AdjustmentRecorded", str(P1), "2.50")
+
+
+def test_shares_issued_below_the_price_in_force_is_a_discrepancy():
+    t = report(base() + [vest("2002-09-01", 500_000), exercise("2002-10-01", 100_000),
+                         vest("2003-03-01", 300_000)])
+    d = one(t["discrepancies"], kind="shares_issued_below_price")
+    assert (d["event"], d["price"], d["implied"], d["shares_issued"], d["short"]) == \
+        ("e6", str(P1), X1, 100_000, X1 - 100_000)
+    a2, c2 = A1 + 500_000, 300_000
+    p2 = r4(P1 * (a2 + Decimal(c2) * Decimal("1.50") / P1) / (a2 + c2))
+    x2 = floor(Decimal(300_000) / p2)
+    # Letter ¶3: y is what was actually issued, so the later x - y includes the shortfall
+    assert one(t["exercises"], event="e6")["owed"] == x2 - 100_000
+
+
+def test_a_vesting_on_the_exercise_date_is_in_force_at_the_exercise():
+    # the exercise is recorded first (lower seq), but the vesting of the same day applies
+    t = report(base() + [exercise("2002-09-01", 100_000), vest("2002-09-01", 500_000)])
+    ex = one(t["exercises"], event="e5")
+    assert ex["price_at_exercise"] == str(P1) and ex["vestings"] == [] and ex["owed"] == 0
+    assert one(t["discrepancies"], event="e5")["short"] == X1 - 100_000
+
+
+def test_broad_and_narrow_two_tranches_on_one_day():
+    tranches = [vest("2002-09-01", 300_000), vest("2002-09-01", 200_000)]
+    broad = report(base() + tranches)
+    narrow = report(base(formula="weighted_average_narrow") + tranches)
+    # same-day vestings take effect in the order of their data: 200,000 then 300,000
+    pa = r4(Decimal("3.00") * (A1 + Decimal(200_000) * Decimal("1.50") / Decimal("3.00"))
+            / (A1 + 200_000))                                        # 2.9706
+    a_broad = A1 + 200_000
+    pb_broad = r4(pa * (a_broad + Decimal(300_000) * Decimal("1.50") / pa)
+                  / (a_broad + 300_000))
+    pb_narrow = r4(pa * (A1 + Decimal(300_000) * Decimal("1.50") / pa) / (A1 + 300_000))
+    assert one(broad["instruments"], instrument="W-1")["price"] == str(pb_broad)
+    assert one(narrow["instruments"], instrument="W-1")["price"] == str(pb_narrow)
+    assert abs(pb_broad - P1) <= Q          # one tranche of 500,000 gives P1
+    assert pb_narrow < pb_broad
+    narrow_basis = one(narrow["adjustments"], event="e5")["basis"]
+    assert narrow_basis["inputs"]["A"] == A1 and "narrow" in narrow_basis["arithmetic"]
+
+
+def test_the_adjustment_still_deferred_if_every_unvested_warrant_vested():
+    t = report(base() + [vest("2002-09-01", 500_000)], as_of="2003-01-01")
+    a, c = A1 + 500_000, 500_000
+    deferred = r4(P1 * (a + Decimal(c) * Decimal("1.50") / P1) / (a + c))
+    w1 = one(t["instruments"], instrument="W-1")
+    assert w1["price"] == str(P1) and w1["shares"] == X1
+    assert w1["deferred_price_if_all_vest"] == str(deferred)
+    assert w1["deferred_shares_if_all_vest"] == floor(Decimal(300_000) / deferred)
+    assert w1["exercised_fraction"] == "0"
+    assert w1["deferred_basis"]["clause"] == "Letter ¶2; Warrant Agreement Art. IV"
+
+
+def test_consideration_paid_for_the_camden_warrants_enters_b():
+    t = report(base(consideration="100000.00") + [vest("2002-09-01", 500_000)])
+    # consideration for the 500,000 vested of 1,000,000 issued: 50,000
+    b = (Decimal(500_000) * Decimal("1.50") + Decimal("100000.00") * 500_000 / 1_000_000) \
+        / Decimal("3.00")
+    p = r4(Decimal("3.00") * (A1 + b) / (A1 + 500_000))             # 2.9333
+    assert one(t["instruments"], instrument="W-1")["price"] == str(p)
+
+
+def test_a_vesting_draws_on_the_earliest_issuance_first():
+    objs = [opened(DEAL, "infocrossing-letter-2002"),
+            e("CapitalizationRecorded", "2002-02-01", common_outstanding=10_000_000),
+            e("CamdenWarrantsIssued", "2002-02-01", holder=CAMDEN, warrants=300_000,
+              exercise_price="1.50"),
+            e("CamdenWarrantsIssued", "2002-04-01", holder=CAMDEN, warrants=400_000,
+              exercise_price="2.00"),
+            e("InstrumentRegistered", "2002-03-01", instrument="W-1", holder=DB,
+              kind="warrant", shares=100_000, exercise_price="3.00"),
+            vest("2002-09-01", 500_000)]
+    t = report(objs)
+    pa = r4(Decimal("3.00") * (A1 + Decimal(300_000) * Decimal("1.50") / Decimal("3.00"))
+            / (A1 + 300_000))                                        # 2.9563
+    a = A1 + 300_000
+    pb = r4(pa * (a + Decimal(200_000) * Decimal("2.00") / pa) / (a + 200_000))
+    assert [(tr["issuance"], tr["warrants"]) for tr in t["vestings"][0]["tranches"]] == \
+        [("e3", 300_000), ("e4", 200_000)]
+    assert one(t["instruments"], instrument="W-1")["price"] == str(pb)
+
+
+def test_trueup_dividends_to_vesting_date_adds_nothing_and_says_why():
+    objs = base() + [
+        e("InstrumentRegistered", "2002-03-01", instrument="P-1", holder=SANDLER,
+          kind="preferred", quantity=1000, stated_value="100.00", conversion_price="4.00"),
+        e("PreferredConverted", "2002-06-01", instrument="P-1", fraction="1",
+          shares_issued=25_000),
+        vest("2002-09-01", 500_000)]
+    frozen = report(objs)
+    to_vesting = report(objs, trueup_dividends="to_vesting_date")
+    f, v = one(frozen["exercises"], event="e6"), one(to_vesting["exercises"], event="e6")
+    assert f["owed"] == v["owed"]
+    assert v["basis"]["interpretations"] == {"trueup_dividends": "to_vesting_date"}
+    assert "no dividend rate" in v["basis"]["rule"]
+    assert "anti-dilution only" in f["basis"]["rule"]
+    assert to_vesting["notes"] and not frozen["notes"]
+    with pytest.raises(ValueError):
+        true_up_report(build_timeline(build(objs), date(2010, 1, 1)),
+                       {"trueup_dividends": "sometimes"})
+
+
+def test_a_retracted_vesting_no_longer_counts():
+    objs = base() + [exercise("2002-06-01", 100_000), vest("2002-09-01", 500_000),
+                     e("EventRetracted", "2002-09-02", event_id="e6", reason="entered twice")]
+    t = report(objs)
+    assert one(t["exercises"], event="e5")["owed"] == 0
+    assert one(t["instruments"], instrument="W-1")["price"] == "3.00"
+
+
+def test_holders_add_up_their_instruments_and_unexercised_holders_show_zero():
+    objs = base() + [
+        e("InstrumentRegistered", "2002-03-01", instrument="P-1", holder=DB,
+          kind="preferred", quantity=1000, stated_value="100.00", conversion_price="4.00"),
+        e("InstrumentRegistered", "2002-03-01", instrument="W-2", holder=SANDLER,
+          kind="warrant", shares=50_000, exercise_price="3.00"),
+        exercise("2002-06-01", 100_000),
+        e("PreferredConverted", "2002-06-01", instrument="P-1", fraction="1",
+          shares_issued=25_000),
+        vest("2002-09-01", 500_000)]
+    t = report(objs)
+    p_pref = r4(Decimal("4.00") * (A1 + Decimal(500_000) * Decimal("1.50") / Decimal("4.00"))
+                / (A1 + 500_000))
+    owed = (X1 - 100_000) + (floor(Decimal(100_000) / p_pref) - 25_000)
+    assert t["holders"][DB]["owed"] == owed
+    assert t["holders"][SANDLER] == {"owed": 0, "issued": 0, "outstanding": 0,
+                                     "over_issued": 0}
+    assert one(t["instruments"], instrument="W-1")["owed"] == X1 - 100_000
+
+
+def test_a_true_up_beyond_what_is_owed_is_over_issued_and_counts_in_y():
+    t = report(base() + [exercise("2002-06-01", 100_000), vest("2002-09-01", 500_000),
+                         e("TrueUpSharesIssued", "2002-10-01", instrument="W-1", shares=5_000),
+                         vest("2003-03-01", 300_000)])
+    a2, c2 = A1 + 500_000, 300_000
+    p2 = r4(P1 * (a2 + Decimal(c2) * Decimal("1.50") / P1) / (a2 + c2))
+    x2 = floor(Decimal(300_000) / p2)
+    ex = one(t["exercises"], event="e5")
+    assert ex["vestings"][1]["y"] == 105_000
+    assert ex["vestings"][1]["owed"] == max(0, x2 - 105_000)
+    assert ex["issued"] == 5_000
+    over = one(t["discrepancies"], kind="true_up_over_issued")
+    assert over["beyond_outstanding"] == 5_000 - (X1 - 100_000)
+    h = t["holders"][DB]
+    assert h["owed"] - h["issued"] == h["outstanding"] - h["over_issued"]
+
+
+def test_adjustment_recorded_for_all_and_a_missing_capitalization():
+    objs = [opened(DEAL, "infocrossing-letter-2002"),
+            e("CamdenWarrantsIssued", "2002-02-01", holder=CAMDEN, warrants=1_000_000,
+              exercise_price="1.50"),
+            e("InstrumentRegistered", "2002-03-01", instrument="W-1", holder=DB,
+              kind="warrant", shares=100_000, exercise_price="3.00"),
+            e("InstrumentRegistered", "2002-03-01", instrument="W-2", holder=SANDLER,
+              kind="warrant", shares=50_000, exercise_price="3.00"),
+            e("AdjustmentRecorded", "2002-04-01", instrument="all", new_price="1.50",
+              reason="2-for-1 split"),
+            vest("2002-09-01", 500_000)]
+    t = report(objs)
+    w1 = one(t["instruments"], instrument="W-1")
+    assert w1["price"] == "1.50" and w1["shares"] == 200_000   # 100,000 × 3.00 / 1.50
+    assert one(t["instruments"], instrument="W-2")["shares"] == 100_000
+    assert any("no capitalization" in p["problem"] for p in t["problems"])
+    assert w1["deferred_price_if_all_vest"] is None
+
+
+def test_spec_section_7_keys():
+    t = report(base() + [exercise("2002-06-01", 100_000, fraction="0.5"),
+                         vest("2002-09-01", 500_000)])
+    assert set(t["holders"][DB]) >= {"owed", "issued", "outstanding"}
+    assert set(t["instruments"][0]) >= {"instrument", "holder", "kind", "price", "shares",
+                                        "exercised_fraction", "deferred_price_if_all_vest"}
+    assert set(t["exercises"][0]) >= {"event", "instrument", "date", "eligible",
+                                      "shares_issued", "entitled", "owed"}
+    assert isinstance(t["instruments"][0]["price"], str)
+    assert isinstance(t["instruments"][0]["shares"], int)
+    assert t["exercises"][0]["date"] == "2002-06-01"
+
+
+def test_the_deferred_what_if_vests_every_issuance_in_turn():
+    objs = base() + [e("CamdenWarrantsIssued", "2002-02-01", holder=CAMDEN_B, warrants=400_000,
+                       exercise_price="2.00")]
+    t = report(objs, as_of="2002-12-31")
+    # issuances of one day in the order of their data: 1.50 (e3) before 2.00 (e5)
+    pa = r4(Decimal("3.00") * (A1 + Decimal(1_000_000) * Decimal("1.50") / Decimal("3.00"))
+            / (A1 + 1_000_000))                                      # 2.8636
+    a = A1 + 1_000_000                      # the what-if first tranche is deemed outstanding
+    pb = r4(pa * (a + Decimal(400_000) * Decimal("2.00") / pa) / (a + 400_000))
+    w1 = one(t["instruments"], instrument="W-1")
+    assert w1["price"] == "3.00"            # nothing has vested: nothing applies yet
+    assert w1["deferred_price_if_all_vest"] == str(pb)
+    second = w1["deferred_basis"]["parts"][1]
+    assert second["inputs"]["A"] == a
+    assert second["events"] == ["e5", "e2"]   # event ids only: the what-if is no event
+    assert "what-if vesting" in second["arithmetic"]
