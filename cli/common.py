@@ -57,3 +57,42 @@ def console():
     from rich.console import Console
 
     return Console(width=int(os.environ.get("COLUMNS", "120")), soft_wrap=False)
+
+
+def report_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """The options every computing command takes: which day, as known when, which readings."""
+    f = click.option("--interpret", "interpret", multiple=True, metavar="NAME=VALUE",
+                     help="Switch a named interpretation (see `deal-ledger interpretations`); "
+                          "repeatable.")(f)
+    f = click.option("--known-at", "known_at", default=None, metavar="TIMESTAMP",
+                     help="Only what the ledger had recorded by then (ISO 8601, UTC if no "
+                          "offset; a date means the end of that day). Default: everything.")(f)
+    f = click.option("--as-of", "as_of", default=None, metavar="YYYY-MM-DD",
+                     help="The day the figures are judged on (default: today).")(f)
+    return db_option(f)
+
+
+def today():
+    """The CLI's one reading of the clock: the default ``--as-of``."""
+    from datetime import date
+
+    return date.today()
+
+
+def load_report(db: str, deal: str, as_of: str | None, known_at: str | None,
+                interpret: tuple[str, ...]) -> dict[str, Any]:
+    """Parse the report options, read the deal and compute its SPEC §7 report."""
+    from ledger import reading
+
+    day = reading.as_of_date(as_of, today())
+    moment = reading.known_at_time(known_at)
+    chosen = reading.interpretation_choices(interpret)
+    with open_ledger(db) as ledger:
+        events = reading.deal_events(ledger, deal)
+    return reading.deal_report(events, as_of=day, known_at=moment, interpretations=chosen)
+
+
+def print_json(obj: Any) -> None:
+    import json
+
+    click.echo(json.dumps(obj, indent=2, ensure_ascii=False))

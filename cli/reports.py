@@ -6,7 +6,7 @@ import json
 
 import click
 
-from .common import console, guarded
+from .common import console, guarded, load_report, print_json, report_options
 from .main import cli
 
 
@@ -30,3 +30,20 @@ def interpretations(as_json: bool) -> None:
     for i in REGISTRY.values():
         table.add_row(i.name, i.default, ", ".join(i.alternatives), i.clause, i.question)
     console().print(table)
+
+
+@cli.command()
+@click.argument("deal")
+@click.option("--json", "as_json", is_flag=True, help="The SPEC §7 object, exactly.")
+@report_options
+@guarded
+def report(deal: str, as_json: bool, db: str, as_of: str | None, known_at: str | None,
+           interpret: tuple[str, ...]) -> None:
+    """The report of DEAL as of a date, as known at a time (SPEC §7)."""
+    result = load_report(db, deal, as_of, known_at, interpret)
+    if as_json:
+        print_json(result)
+        return
+    from .views import show_report
+
+    show_report(result, console())

@@ -13,3 +13,10 @@ def show_demo(db: str, out: Any) -> None:
     with Ledger(db, create=False) as ledger:
         verdict = verify(ledger)
     out.print(f"chain: {verdict.line()}")
+
+
+def show_report(result: dict[str, Any], out: Any) -> None:
+    """Every readable view of one report, in the order a reader needs them."""
+    import json
+
+    out.print_json(json.dumps(result))
