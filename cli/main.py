@@ -44,4 +44,4 @@ def main() -> None:
 
 
 # The commands attach themselves to ``cli``; imported last because they import it.
-from . import auditing, demo, operators, reports  # noqa: E402,F401
+from . import analysts, auditing, demo, operators, reports  # noqa: E402,F401
