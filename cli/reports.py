@@ -8,10 +8,12 @@ import click
 
 from .common import console, guarded, load_report, print_json, report_options
 from .main import cli
+from .views import VIEWS, View, show_view, view_json, views_for
 
 
 @cli.command()
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True,
+              help="Each one's default, alternatives, clause, question and readings.")
 def interpretations(as_json: bool) -> None:
     """List the named interpretations of ambiguous clauses (SPEC §6)."""
     from projections.interpretations import REGISTRY
@@ -32,6 +34,13 @@ def interpretations(as_json: bool) -> None:
     console().print(table)
 
 
+def interpretation_defaults() -> dict[str, str]:
+    """Each interpretation's default, so that a view names only the switched ones."""
+    from projections.interpretations import DEFAULTS
+
+    return dict(DEFAULTS)
+
+
 @cli.command()
 @click.argument("deal")
 @click.option("--json", "as_json", is_flag=True, help="The SPEC §7 object, exactly.")
@@ -39,11 +48,41 @@ def interpretations(as_json: bool) -> None:
 @guarded
 def report(deal: str, as_json: bool, db: str, as_of: str | None, known_at: str | None,
            interpret: tuple[str, ...]) -> None:
-    """The report of DEAL as of a date, as known at a time (SPEC §7)."""
+    """The report of DEAL as of a date, as known at a time (SPEC §7): every view of its
+    kind, or the whole object with --json."""
     result = load_report(db, deal, as_of, known_at, interpret)
     if as_json:
         print_json(result)
         return
     from .views import show_report
 
-    show_report(result, console())
+    show_report(result, console(), interpretation_defaults())
+
+
+def _view_command(view: View) -> None:
+    """``deal-ledger NAME DEAL``: one readable view of the report, or its part with --json."""
+
+    @cli.command(name=view.name, help=view.help)
+    @click.argument("deal")
+    @click.option("--json", "as_json", is_flag=True,
+                  help="The matching part of the SPEC §7 object, with its head.")
+    @report_options
+    @guarded
+    def command(deal: str, as_json: bool, db: str, as_of: str | None, known_at: str | None,
+                interpret: tuple[str, ...]) -> None:
+        result = load_report(db, deal, as_of, known_at, interpret)
+        if result["kind"] != view.kind:
+            from ledger.errors import UsageError
+
+            others = ", ".join(views_for(result["kind"])) or "report"
+            raise UsageError(f"{deal!r} is a deal of kind {result['kind']}; `{view.name}` "
+                             f"is for {view.kind} deals (for this deal: {others})",
+                             field="DEAL")
+        if as_json:
+            print_json(view_json(view, result))
+            return
+        show_view(view, result, console(), interpretation_defaults())
+
+
+for _view in VIEWS.values():
+    _view_command(_view)

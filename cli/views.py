@@ -1,22 +1,437 @@
-"""Readable views of reports (rich tables). Formatting only: the figures come from
-``projections``."""
+"""Readable views of a report (rich tables). Formatting only: every figure, date and status
+comes from the SPEC §7 object that ``projections.report.report`` returns; nothing here
+decides a rule. Each view has a command of the same name (``cli/reports.py``) whose
+``--json`` prints the matching part of that object, nested as in the report.
+
+Money is shown with thousands separators and two decimals, share counts as whole numbers
+with separators, prices as the report gives them; ``—`` stands for "none" (a null).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Callable
+
+REGISTRATION_RIGHTS = "registration_rights"
+ANTIDILUTION_DEFERRAL = "antidilution_deferral"
+HEAD = ("deal", "kind", "as_of", "known_at", "interpretations")
+NONE = "—"
 
 
-def show_demo(db: str, out: Any) -> None:
-    from ledger.chain import verify
-    from ledger.store import Ledger
+# ---------------------------------------------------------------- formatting helpers
 
-    with Ledger(db, create=False) as ledger:
-        verdict = verify(ledger)
-    out.print(f"chain: {verdict.line()}")
+def money(text: str | None) -> str:
+    """``"6666.67"`` → ``"6,666.67"``: the report's two-decimal string, grouped."""
+    return NONE if text is None else f"{Decimal(text):,.2f}"
 
 
-def show_report(result: dict[str, Any], out: Any) -> None:
+def shares(n: int | None) -> str:
+    return NONE if n is None else f"{n:,}"
+
+
+def plain(value: Any):
+    """User text (a holder, an obligation, a matter) shown as is, never read as markup."""
+    from rich.text import Text
+
+    return Text(NONE if value is None else str(value))
+
+
+def day(text: str | None, none: str = NONE) -> str:
+    return none if text is None else text
+
+
+def yes_no(flag: bool | None) -> str:
+    return NONE if flag is None else ("yes" if flag else "no")
+
+
+def percent(ratio: str | None) -> str:
+    """A report ratio (``"0.791667"``) as a percentage with two decimals."""
+    return NONE if ratio is None else f"{Decimal(ratio) * 100:.2f}%"
+
+
+STATUS_STYLE = {"met": "green", "paid": "green", "missed": "bold red", "underpaid": "bold red",
+                "due": "red", "open": "yellow", "accruing": "yellow", "overpaid": "magenta",
+                "excused": "cyan"}
+
+
+def status(text: str | None) -> str:
+    if text is None:
+        return NONE
+    style = STATUS_STYLE.get(text)
+    return f"[{style}]{text}[/{style}]" if style else text
+
+
+def _table(title: str, columns: list[tuple[str, str]], caption: str | None = None):
+    """A table whose columns are ``(header, how)``: ``how`` is ``"num"`` (right, never
+    wrapped), ``"fix"`` (never wrapped) or ``"text"`` (folds when too long)."""
+    from rich.table import Table
+
+    table = Table(title=title, caption=caption, title_justify="left", caption_justify="left")
+    for header, how in columns:
+        if how == "num":
+            table.add_column(header, justify="right", no_wrap=True)
+        elif how == "fix":
+            table.add_column(header, no_wrap=True)
+        else:
+            table.add_column(header, overflow="fold")
+    return table
+
+
+# ---------------------------------------------------------------- header
+
+def show_head(result: dict[str, Any], out: Any, switched_from: dict[str, str] | None = None
+              ) -> None:
+    """Which deal, as of which day, as known when, under which readings (SPEC §6: shown
+    in every report). ``switched_from`` maps each interpretation to its default; those
+    that differ are named, the rest summed up as "defaults"."""
+    from rich.markup import escape
+
+    known = (f"as known at {result['known_at']}" if result.get("known_at")
+             else "with everything recorded")
+    out.print(f"[bold]{escape(result['deal'])}[/bold] ({result['kind']}) as of "
+              f"[bold]{result['as_of']}[/bold], {known}")
+    chosen = result.get("interpretations") or {}
+    if switched_from is None:
+        names = [f"{k}={v}" for k, v in chosen.items()]
+        out.print("interpretations: " + (", ".join(names) or "none"))
+    else:
+        names = [f"{k}={v}" for k, v in chosen.items() if switched_from.get(k) != v]
+        out.print("interpretations: " + (", ".join(names) + "; others default" if names
+                                          else "all defaults (deal-ledger interpretations)"))
+    problems = list(result.get("problems") or []) + list(
+        (result.get("true_up") or {}).get("problems") or [])
+    for p in problems:
+        out.print(f"[bold red]problem:[/bold red] {escape(str(p))}")
+
+
+# ---------------------------------------------------------------- registration rights
+
+def show_status(result: dict[str, Any], out: Any) -> None:
+    """RRA §2(a), §3(a): the shelf's deadlines and dates, and the Registration Defaults."""
+    reg = result["registration"]
+    summary = _table("Shelf Registration Statement (RRA §2(a))",
+                     [("", "fix"), ("date", "fix")])
+    summary.add_row("Filing Deadline (§2(a)(i))", day(reg.get("filing_deadline")))
+    summary.add_row("filed on", day(reg.get("filed_on"), "not filed"))
+    summary.add_row("Effectiveness Target Date (§2(a)(ii))",
+                    day(reg.get("effectiveness_deadline")))
+    summary.add_row("declared effective on", day(reg.get("effective_on"), "not effective"))
+    summary.add_row("Effectiveness Period ends (§2(a)(iii))",
+                    day(reg.get("effectiveness_period_end")))
+    summary.add_row(f"in default on {result['as_of']}",
+                    "[bold red]yes[/bold red]" if reg.get("in_default") else "no")
+    out.print(summary)
+    defaults = reg.get("defaults") or []
+    if not defaults:
+        out.print("No Registration Default (RRA §3(a)).")
+        return
+    table = _table("Registration Defaults (RRA §3(a)); accrual runs to the cure, exclusive",
+                   [("clause", "fix"), ("default date", "fix"), ("accrual from", "fix"),
+                    ("cured on", "fix"), ("accrues to (excl.)", "fix"), ("episode", "num")])
+    for d in defaults:
+        table.add_row(plain(d["clause"]), day(d["default_date"]), day(d["accrual_from"]),
+                      day(d.get("cured_on"), "not cured"), day(d.get("accrual_until")),
+                      str(d["episode"]) if d.get("episode") is not None else NONE)
+    out.print(table)
+
+
+def show_interest(result: dict[str, Any], out: Any) -> None:
+    """RRA §3(a), §3(b): Additional Interest per Interest Payment Date and Holder."""
+    ai = result["additional_interest"]
+    payments = ai.get("payments") or []
+    if not payments:
+        out.print("No Interest Payment Date with Additional Interest.")
+    else:
+        schedule = _table("Interest Payment Dates with Additional Interest (RRA §3(b))",
+                          [("payment date", "fix"), ("pays on", "fix"), ("record date", "fix"),
+                           ("period", "fix"), ("amount", "num"), ("paid", "num"),
+                           ("status", "fix")],
+                          caption=f"day count {ai.get('day_count', NONE)}; paid to the Record "
+                                  "Holders; the period ends on the payment date, exclusive")
+        for p in payments:
+            late = " (late)" if p.get("late") else ""
+            schedule.add_row(p["payment_date"], day(p.get("paid_on")), day(p.get("record_date")),
+                             f"{p['period_start']} to {p['period_end']}", money(p["total"]),
+                             money(p.get("paid_total")), status(p["status"]) + late)
+        out.print(schedule)
+        table = _table("Additional Interest per Holder (each amount rounded once, half-up)",
+                       [("payment date", "fix"), ("holder", "text"), ("amount", "num"),
+                        ("paid", "num"), ("payment status", "fix")])
+        for p in payments:
+            amounts, paid = p.get("amounts") or {}, p.get("paid") or {}
+            holders = list(amounts) + [h for h in paid if h not in amounts]
+            for i, holder in enumerate(holders):
+                table.add_row(p["payment_date"] if i == 0 else "", plain(holder),
+                              money(amounts.get(holder)), money(paid.get(holder)),
+                              status(p["status"]) if i == 0 else "",
+                              end_section=i == len(holders) - 1)
+        out.print(table)
+    totals = _table(f"Accrued through {ai.get('accrued_through', result['as_of'])}",
+                    [("holder", "text"), ("accrued", "num")])
+    for holder, amount in (ai.get("by_holder") or {}).items():
+        totals.add_row(plain(holder), money(amount))
+    totals.add_row("[bold]total accrued[/bold]", f"[bold]{money(ai['accrued_to_as_of'])}[/bold]",
+                   end_section=True)
+    if "paid_to_as_of" in ai:
+        totals.add_row("total paid", money(ai["paid_to_as_of"]))
+    out.print(totals)
+
+
+def show_suspensions(result: dict[str, Any], out: Any) -> None:
+    """RRA §4(b)(i), §3(a)(iv): Suspension Periods, the windows' use and what remains."""
+    s = result["suspensions"]
+    periods = s.get("periods") or []
+    if periods:
+        table = _table("Suspension Periods (RRA §4(b)(i)); end exclusive",
+                       [("#", "num"), ("start", "fix"), ("end", "fix"), ("days", "num"),
+                        ("material transaction", "fix"), ("last permitted day", "fix")])
+        for i, p in enumerate(periods, start=1):
+            table.add_row(str(i), p["start"], day(p.get("end"), "open"), str(p["days"]),
+                          yes_no(p.get("material_transaction")),
+                          day(p.get("last_permitted_day")))
+        out.print(table)
+    else:
+        out.print("No Suspension Period.")
+
+    def n(key: str) -> str:
+        return NONE if s.get(key) is None else str(s[key])
+
+    def with_material(key: str) -> str:
+        material = s.get(f"{key}_material")
+        return n(key) + (f" ({material} with a material transaction)"
+                         if material is not None else "")
+
+    def most(key: str) -> str:
+        end = s.get(f"{key}_window_end")
+        return n(key) + (f" (window ending {end})" if end else "")
+
+    table = _table(f"Suspension allowances on {result['as_of']} (RRA §3(a)(iv))",
+                   [("", "text"), ("90-day window", "text"), ("360-day window", "text")])
+    table.add_row(f"suspended days in the window ending {result['as_of']}",
+                  n("trailing_90"), n("trailing_360"))
+    table.add_row("most in any window so far", most("max_90"), most("max_360"))
+    table.add_row("limit", with_material("limit_90"), n("limit_360"))
+    table.add_row("remaining", with_material("remaining_90"), n("remaining_360"))
+    table.add_row("grows again on", day(s.get("grows_90_on")), day(s.get("grows_360_on")))
+    out.print(table)
+    breaches = s.get("breaches") or []
+    if not breaches:
+        out.print("No suspension beyond its limits.")
+        return
+    table = _table("Suspension days beyond the limits",
+                   [("clause", "fix"), ("kind", "fix"), ("period start", "fix"),
+                    ("first day", "fix"), ("last day", "fix"), ("days", "num"), ("limit", "num")])
+    for b in breaches:
+        table.add_row(plain(b.get("clause")), plain(b.get("kind")), day(b.get("period_start")),
+                      day(b.get("first_day")), day(b.get("last_day")), str(b.get("days", NONE)),
+                      str(b.get("limit", NONE)))
+    out.print(table)
+
+
+DEADLINE_ORDER = {"open": 0, "missed": 1}
+
+
+def show_deadlines(result: dict[str, Any], out: Any) -> None:
+    """RRA §2, §3(b), §4: every obligation with its due date; open and missed first."""
+    deadlines = result.get("deadlines") or []
+    if not deadlines:
+        out.print("No obligation with a due date yet.")
+        return
+    ordered = sorted(deadlines, key=lambda o: (DEADLINE_ORDER.get(o["status"], 2),
+                                               o["status"] == "met"))
+    table = _table(f"Obligations on {result['as_of']}: open and missed first, then met",
+                   [("due", "fix"), ("status", "fix"), ("obligation", "text"), ("clause", "fix"),
+                    ("met on", "fix"), ("done late on", "fix")])
+    for o in ordered:
+        table.add_row(o["due"], status(o["status"]), plain(o["obligation"]), plain(o["clause"]),
+                      day(o.get("met_on")), day(o.get("late_on")))
+    out.print(table)
+
+
+def show_consents(result: dict[str, Any], out: Any) -> None:
+    """RRA §1 Majority of Holders, §10(D), §10(H): the consenting share per matter."""
+    majority = result.get("majority") or {}
+    if not majority:
+        out.print("No consent recorded (RRA §10(D)).")
+        return
+    table = _table("Consents (RRA §10(D)): a Majority of Holders is more than 50%",
+                   [("matter", "text"), ("consenting", "num"), ("outstanding", "num"),
+                    ("share", "num"), ("majority", "fix"), ("holders consenting", "text")])
+    for matter, m in majority.items():
+        table.add_row(plain(matter), money(m["consenting"]), money(m["total"]), percent(m["share"]),
+                      "[bold green]yes[/bold green]" if m["majority"] else "[red]no[/red]",
+                      plain(", ".join(m.get("holders") or [])))
+    out.print(table)
+
+
+def show_notices(result: dict[str, Any], out: Any) -> None:
+    """RRA §10(E): when each notice is deemed given."""
+    notices = result.get("notices") or []
+    if not notices:
+        return
+    table = _table("Notices (RRA §10(E))", [("sent", "fix"), ("method", "fix"),
+                                            ("deemed given", "fix"), ("to", "text"),
+                                            ("subject", "text")])
+    for n in notices:
+        table.add_row(day(n.get("sent_on")), plain(n.get("method")),
+                      day(n.get("deemed_given"), "not yet"), plain(n.get("to")),
+                      plain(n.get("subject")))
+    out.print(table)
+
+
+# ---------------------------------------------------------------- letter (true-up)
+
+def show_trueup(result: dict[str, Any], out: Any) -> None:
+    """Letter ¶3: true-up shares per Warrantholder, and per exercise or conversion."""
+    from rich.markup import escape
+
+    t = result["true_up"]
+    cutoff = t.get("true_up_cutoff")
+    table = _table("True-up shares per holder (Letter ¶3)",
+                   [("holder", "text"), ("owed", "num"), ("issued", "num"),
+                    ("outstanding", "num")],
+                   caption="owed = every true-up share earned so far; outstanding = owed "
+                           "- issued")
+    for holder, h in (t.get("holders") or {}).items():
+        table.add_row(plain(holder), shares(h["owed"]), shares(h["issued"]),
+                      shares(h["outstanding"]))
+    out.print(table)
+    exercises = t.get("exercises") or []
+    if exercises:
+        rule = f"before {cutoff}" if cutoff else "before the cutoff"
+        table = _table(f"Exercises and conversions: eligible if dated {rule}",
+                       [("instrument", "fix"), ("holder", "text"), ("date", "fix"),
+                        ("eligible", "fix"), ("shares issued", "num"), ("entitled", "num"),
+                        ("owed", "num")])
+        for e in exercises:
+            table.add_row(plain(e["instrument"]), plain(e.get("holder")), e["date"],
+                          yes_no(e["eligible"]), shares(e["shares_issued"]),
+                          shares(e["entitled"]), shares(e["owed"]))
+        out.print(table)
+    else:
+        out.print("No exercise or conversion.")
+    for d in t.get("discrepancies") or []:
+        what = ", ".join(f"{k}={v}" for k, v in d.items() if k not in ("event", "note"))
+        out.print(f"[yellow]note:[/yellow] {escape(what)}")
+
+
+def show_instruments(result: dict[str, Any], out: Any) -> None:
+    """Letter ¶2, ¶3: each Warrant and Series A Preferred position now, and the adjustment
+    still deferred (if every unvested Camden Warrant vested)."""
+    t = result["true_up"]
+    formula = t.get("formula")
+    table = _table("Instruments (Letter ¶2): current price and shares",
+                   [("instrument", "fix"), ("holder", "text"), ("kind", "fix"),
+                    ("price", "num"), ("shares", "num"), ("exercised", "num"),
+                    ("deferred\nprice", "num"), ("deferred\nshares", "num")],
+                   caption="deferred: the price and shares if every unvested Camden Warrant "
+                           f"vested on {result['as_of']}"
+                           + (f"; formula {formula}" if formula else ""))
+    for i in t.get("instruments") or []:
+        table.add_row(plain(i["instrument"]), plain(i["holder"]), i["kind"], day(i.get("price")),
+                      shares(i.get("shares")), day(i.get("exercised_fraction")),
+                      day(i.get("deferred_price_if_all_vest")),
+                      shares(i.get("deferred_shares_if_all_vest")))
+    out.print(table)
+    camden = t.get("camden") or {}
+    if camden:
+        table = _table("Camden Warrants", [("holder", "text"), ("issued", "num"),
+                                           ("vested", "num"), ("cancelled", "num"),
+                                           ("unvested", "num")])
+        for holder, c in camden.items():
+            table.add_row(plain(holder), shares(c.get("issued")), shares(c.get("vested")),
+                          shares(c.get("cancelled")), shares(c.get("unvested")))
+        out.print(table)
+
+
+# ---------------------------------------------------------------- the views
+
+def _part(*keys: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    return lambda result: {k: result[k] for k in keys if k in result}
+
+
+def _true_up(*, only: str | None = None, without: str | None = None
+             ) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    def pick(result: dict[str, Any]) -> dict[str, Any]:
+        t = result["true_up"]
+        if only is not None:
+            return {"true_up": {only: t[only]}}
+        return {"true_up": {k: v for k, v in t.items() if k != without}}
+    return pick
+
+
+@dataclass(frozen=True)
+class View:
+    """A readable view: the command name, the deal kind it reads, what ``--json`` prints
+    beside the head, and how to draw it."""
+    name: str
+    kind: str
+    help: str
+    part: Callable[[dict[str, Any]], dict[str, Any]]
+    show: Callable[[dict[str, Any], Any], None]
+
+
+VIEWS: dict[str, View] = {v.name: v for v in (
+    View("status", REGISTRATION_RIGHTS,
+         "Filing and effectiveness deadlines and dates, whether in default, and the "
+         "Registration Defaults of DEAL (RRA §2(a), §3(a)).",
+         _part("registration"), show_status),
+    View("interest", REGISTRATION_RIGHTS,
+         "Additional Interest of DEAL per Interest Payment Date and Holder: amount, paid, "
+         "status, and totals (RRA §3(a), §3(b)).",
+         _part("additional_interest"), show_interest),
+    View("suspensions", REGISTRATION_RIGHTS,
+         "Suspension Periods of DEAL, days used in the trailing 90 and 360 days, the most "
+         "in any window, what remains and when it grows again, breaches (RRA §4(b)(i), "
+         "§3(a)(iv)).",
+         _part("suspensions"), show_suspensions),
+    View("deadlines", REGISTRATION_RIGHTS,
+         "Every obligation of DEAL with its due date and status, open and missed first "
+         "(RRA §2, §3(b), §4).",
+         _part("deadlines"), show_deadlines),
+    View("consents", REGISTRATION_RIGHTS,
+         "Consents of DEAL per matter and whether they make a Majority of Holders "
+         "(RRA §1, §10(D), §10(H)).",
+         _part("majority"), show_consents),
+    View("trueup", ANTIDILUTION_DEFERRAL,
+         "True-up shares of DEAL per holder (owed, issued, outstanding) and per exercise or "
+         "conversion (Letter ¶3).",
+         _true_up(without="instruments"), show_trueup),
+    View("instruments", ANTIDILUTION_DEFERRAL,
+         "Warrants and Series A Preferred of DEAL: current price and shares, fraction "
+         "exercised, and the price if every unvested Camden Warrant vested (Letter ¶2).",
+         _true_up(only="instruments"), show_instruments),
+)}
+
+REPORT_ORDER = {REGISTRATION_RIGHTS: ("status", "interest", "suspensions", "deadlines",
+                                      "consents"),
+                ANTIDILUTION_DEFERRAL: ("trueup", "instruments")}
+
+
+def view_json(view: View, result: dict[str, Any]) -> dict[str, Any]:
+    """What ``VIEW --json`` prints: the report's head and the view's part, nested as in
+    the whole report."""
+    return {**{k: result[k] for k in HEAD if k in result}, **view.part(result)}
+
+
+def views_for(kind: str) -> tuple[str, ...]:
+    return REPORT_ORDER.get(kind, ())
+
+
+def show_view(view: View, result: dict[str, Any], out: Any,
+              switched_from: dict[str, str] | None = None) -> None:
+    show_head(result, out, switched_from)
+    view.show(result, out)
+
+
+def show_report(result: dict[str, Any], out: Any,
+                switched_from: dict[str, str] | None = None) -> None:
     """Every readable view of one report, in the order a reader needs them."""
-    import json
-
-    out.print_json(json.dumps(result))
+    show_head(result, out, switched_from)
+    for name in views_for(result["kind"]):
+        out.print()
+        VIEWS[name].show(result, out)
+    if result["kind"] == REGISTRATION_RIGHTS and result.get("notices"):
+        out.print()
+        show_notices(result, out)

@@ -5,7 +5,8 @@ transferred, share counts and prices are invented to exercise every rule: each
 Registration Default type (i), (ii), (iii), (iv)(A), (iv)(B), a missed Questionnaire,
 transfers, a sale under the shelf, a conversion, a payment and an underpayment; Camden
 vestings before and after exercises on both sides of the 2004-02-01 cutoff, a
-cancellation and a true-up issued.
+cancellation, a true-up issued, and Camden Warrants still unvested (a deferred adjustment).
+``AS_OF`` is the day the demo's reports are judged on: late enough to show it all.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from .terms import TEMPLATES
 RRA = "infocrossing-rra-2004"
 LETTER = "infocrossing-letter-2002"
 SRC = "ILLUSTRATIVE: invented for the demo"
+AS_OF = "2007-12-31"
 
 LEHMAN = "Lehman Brothers Inc."
 FUND_A = "Illustrative Fund A"
@@ -127,15 +129,18 @@ def letter_history() -> list[dict[str, Any]]:
           shares_issued=37500),
         l("CamdenWarrantsVested", "2003-09-30", holder=CAMDEN[0][0], warrants=150000),
         l("CamdenWarrantsVested", "2003-09-30", holder=CAMDEN[1][0], warrants=50000),
-        l("TrueUpSharesIssued", "2003-10-15", instrument="W-PRICE", shares=1639),
+        # 100,000 × 4.00 / 3.9355 = 101,638.9… → 101,638 shares: 1,638 owed, all issued
+        l("TrueUpSharesIssued", "2003-10-15", instrument="W-PRICE", shares=1638),
         l("WarrantsExercised", "2004-01-30", instrument="W-SCO", fraction="1",
           shares_issued=30491),
         l("CapitalizationRecorded", "2004-01-31", common_outstanding=6200000),
         l("CamdenWarrantsVested", "2004-03-31", holder=CAMDEN[2][0], warrants=40000),
+        # after the cutoff: at 3.9231, 20,000 × 4.00 / 3.9231 = 20,392.0… → 20,392; half
         l("WarrantsExercised", "2004-05-03", instrument="W-BENAKE", fraction="0.5",
-          shares_issued=10000),
+          shares_issued=10196),
         l("CamdenWarrantsCancelled", "2004-06-30", holder=CAMDEN[3][0], warrants=10000),
-        l("CamdenWarrantsVested", "2004-09-30", holder=CAMDEN[0][0], warrants=150000),
+        # 50,000 of Fund II-A's warrants stay unvested: their adjustment is still deferred
+        l("CamdenWarrantsVested", "2004-09-30", holder=CAMDEN[0][0], warrants=100000),
     ]
     return events
 

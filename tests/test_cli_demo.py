@@ -1,0 +1,148 @@
+"""``deal-ledger demo`` through click's CliRunner: it builds the ILLUSTRATIVE ledger, shows
+every view of both deals as of 2007-12-31 and the chain verification; and its histories
+exercise what they claim to (every Registration Default type; the seven Warrantholders,
+the four Camden entities, vestings, exercises on both sides of the cutoff, a true-up)."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+
+import pytest
+from click.testing import CliRunner
+
+from cli.main import cli
+
+RRA = "infocrossing-rra-2004"
+LETTER = "infocrossing-letter-2002"
+AS_OF = "2007-12-31"
+WARRANTHOLDERS = {"DB Capital Investors, L.P.", "Sandler Capital Partners V, L.P.",
+                  "Sandler Capital Partners V FTE, L.P.", "Sandler Technology Partners, L.P.",
+                  "Sandler Co-Investment Partners, L.P.", "Price Family Limited Partners",
+                  "Benake L.P."}
+CAMDEN = {"Camden Partners Strategic Fund II-A, L.P.",
+          "Camden Partners Strategic Fund II-B, L.P.",
+          "Cahill Warnock Strategic Partners Fund, L.P.", "Strategic Associates, L.P."}
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, list(args), env={"COLUMNS": "200"})
+
+
+def ok(result) -> str:
+    assert result.exit_code == 0, (result.exit_code, result.output, result.exception)
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    db = str(tmp_path_factory.mktemp("demo") / "demo.db")
+    return db, ok(run("demo", "--db", db))
+
+
+def records(db: str, *extra: str) -> list[dict]:
+    return [json.loads(x) for x in ok(run("log", "--json", "--db", db, *extra)).splitlines()]
+
+
+def report(db: str, deal: str) -> dict:
+    return json.loads(ok(run("report", deal, "--json", "--db", db, "--as-of", AS_OF)))
+
+
+def test_demo_says_it_is_illustrative_and_as_of_when(demo):
+    db, out = demo
+    assert "ILLUSTRATIVE" in out.splitlines()[0]
+    assert f"Every view below is as of {AS_OF}." in out
+    assert f"{RRA} (ILLUSTRATIVE) as of {AS_OF}" in out
+    assert f"{LETTER} (ILLUSTRATIVE) as of {AS_OF}" in out
+
+
+def test_demo_shows_every_view_of_both_deals(demo):
+    db, out = demo
+    rra, letter = out.split(f"{LETTER} (ILLUSTRATIVE)")
+    for title in ("Registration Defaults", "Interest Payment Dates", "Suspension Periods",
+                  "Obligations on", "Consents"):
+        assert title in rra
+    for title in ("True-up shares per holder", "Exercises and conversions", "Instruments",
+                  "Camden Warrants"):
+        assert title in letter
+
+
+def test_demo_ends_with_the_chain_verification(demo):
+    db, out = demo
+    log = records(db)
+    # 30 RRA events and 26 letter events
+    assert f"  {RRA}: 30 events" in out and f"  {LETTER}: 26 events" in out
+    assert len(log) == 56
+    assert f"chain: ok: 56 events, head {log[-1]['hash']}" in out
+
+
+def test_demo_every_invented_event_is_labelled(demo):
+    db, _ = demo
+    for r in records(db):
+        if r["type"] != "DealOpened":
+            assert r["source"].startswith("ILLUSTRATIVE"), r
+
+
+def test_demo_rra_has_every_registration_default_type(demo):
+    db, _ = demo
+    defaults = {d["clause"]: d for d in report(db, RRA)["registration"]["defaults"]}
+    assert set(defaults) == {"RRA §3(a)(i)", "RRA §3(a)(ii)", "RRA §3(a)(iii)",
+                             "RRA §3(a)(iv)(A)", "RRA §3(a)(iv)(B)"}
+    # (i): filed 2004-07-20, after the 2004-07-15 deadline
+    assert (defaults["RRA §3(a)(i)"]["default_date"], defaults["RRA §3(a)(i)"]["cured_on"]) \
+        == ("2004-07-15", "2004-07-20")
+    # (iii): stop order Wednesday 2005-06-01; 5 Business Days: 06-02, 03, 06, 07, 08
+    assert defaults["RRA §3(a)(iii)"]["default_date"] == "2005-06-08"
+    # (iv)(A): suspended from 2005-03-01; the 45th day is 2005-03-01 + 44 = 2005-04-14
+    assert defaults["RRA §3(a)(iv)(A)"]["default_date"] == "2005-04-14"
+    # (iv)(B): 50 days in the first period + 2005-08-01 to 09-09 (31 + 9 = 40) = 90 in the
+    # 360 days ending 2005-09-09; the 91st day is 2005-09-10
+    assert (defaults["RRA §3(a)(iv)(B)"]["default_date"],
+            defaults["RRA §3(a)(iv)(B)"]["accrual_from"]) == ("2005-09-09", "2005-09-10")
+
+
+def test_demo_rra_shows_an_underpayment(demo):
+    db, out = demo
+    # Fund A holds 20,000,000 on the 2005-01-01 record date; default days in the first
+    # period (30/360): (i) 2004-07-16 to 07-20 = 4, (ii) 2004-10-29 to 11-15 = 16; 20 days.
+    # 20,000,000 × 0.0025 × 20/360 = 2,777.78; paid 2,700.00. Lehman keeps 72,000,000 -
+    # 30,000,000 = 42,000,000: × 0.0025 × 20/360 = 5,833.33, paid in full.
+    fund_a = [ln for ln in out.splitlines() if "2005-01-15" in ln and "Illustrative Fund A" in ln]
+    assert len(fund_a) == 1 and "2,777.78" in fund_a[0] and "2,700.00" in fund_a[0]
+    [payment] = [p for p in report(db, RRA)["additional_interest"]["payments"]
+                 if p["payment_date"] == "2005-01-15"]
+    assert payment["status"] == "underpaid"
+    assert payment["amounts"]["Lehman Brothers Inc."] == "5833.33"
+
+
+def test_demo_letter_has_the_parties_vestings_exercises_and_a_true_up(demo):
+    db, _ = demo
+    t = report(db, LETTER)["true_up"]
+    warrants = {i["holder"] for i in t["instruments"] if i["kind"] == "warrant"}
+    assert warrants == WARRANTHOLDERS
+    issued = {r["data"]["holder"] for r in records(db, "--type", "CamdenWarrantsIssued")}
+    assert issued == CAMDEN
+    assert len(records(db, "--type", "CamdenWarrantsVested")) >= 3
+    eligible = {(e["date"] < "2004-02-01", e["eligible"]) for e in t["exercises"]}
+    assert eligible == {(True, True), (False, False)}          # both sides of the cutoff
+    [true_up] = records(db, "--type", "TrueUpSharesIssued")
+    # W-PRICE: 100,000 × 4.00 at 3.9355 after the two 2003-09-30 vestings:
+    # 400,000 / 3.9355 = 101,638.9… → 101,638; 1,638 owed then, 1,638 issued
+    assert true_up["data"] == {"instrument": "W-PRICE", "shares": 1638}
+    assert t["holders"]["Price Family Limited Partners"]["issued"] == 1638
+    assert not t.get("discrepancies")
+
+
+def test_demo_without_db_builds_in_a_new_temp_directory(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    out = ok(run("demo"))
+    [made] = list(tmp_path.glob("deal-ledger-demo-*/demo.db"))
+    assert str(made) in out
+
+
+def test_demo_refuses_an_existing_demo_ledger(demo):
+    db, _ = demo
+    result = run("demo", "--db", db)
+    assert result.exit_code == 3 and result.stderr.count("\n") == 1
+    assert "already open" in result.stderr and "Traceback" not in result.output
+    assert len(records(db)) == 56
