@@ -147,3 +147,35 @@ def test_recording_order_does_not_matter(objs, data):
         return [replace(event, id=f"x{i}") for i, event in zip(order_, built)]
 
     assert report(events_in(list(range(len(objs))))) == report(events_in(order))
+
+
+def _with_formula(objs: list[dict], formula: str) -> list[dict]:
+    """The same history under another formula, without AdjustmentRecorded events."""
+    opened_ = {**objs[0], "data": {**objs[0]["data"],
+                                   "terms": {**objs[0]["data"]["terms"], "formula": formula}}}
+    return [opened_] + [o for o in objs[1:] if o["type"] != "AdjustmentRecorded"]
+
+
+@SETTINGS
+@given(histories())
+def test_full_ratchet_never_leaves_a_price_above_a_weighted_average(objs):
+    """Full ratchet takes the lowest Camden price; a weighted average of P and Camden
+    prices is never below it, and half-up rounding keeps the order (SPEC §5.2)."""
+    prices = {f: {r["instrument"]: Decimal(r["price"])
+                  for r in report(build(_with_formula(objs, f)))["instruments"]}
+              for f in FORMULAS}
+    for name, ratchet in prices["full_ratchet"].items():
+        assert ratchet <= prices["weighted_average_broad"][name]
+        assert ratchet <= prices["weighted_average_narrow"][name]
+
+
+@SETTINGS
+@given(histories())
+def test_each_vesting_adds_its_increment_and_earned_never_falls(objs):
+    """Letter ¶3 "from time to time": what an exercise has earned only grows, and the
+    vestings' increments add up to it."""
+    for ex in report(build(objs))["exercises"]:
+        earned = [s["earned"] for s in ex["vestings"]]
+        assert earned == sorted(earned)
+        assert all(s["increment"] >= 0 for s in ex["vestings"])
+        assert sum(s["increment"] for s in ex["vestings"]) == ex["owed"]

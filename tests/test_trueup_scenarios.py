@@ -118,13 +118,20 @@ def test_two_vestings_after_one_exercise_the_second_owes_the_increment():
     b2 = Decimal(c2) * Decimal("1.50") / P1
     p2 = r4(P1 * (a2 + b2) / (a2 + c2))
     x2 = floor(Decimal(300_000) / p2)
+    # by hand: P2 = (2.9286 × 10,500,000 + 300,000 × 1.50) / 10,800,000
+    #             = (30,750,300 + 450,000) / 10,800,000 = 2.888916… → 2.8889;
+    # x2 = 300,000 / 2.8889 = 103,845.75… → 103,845 (2.8889 × 103,846 = 300,000.69 > 300,000)
+    assert (p2, x2) == (Decimal("2.8889"), 103_845)
     ex = one(t["exercises"], event="e5")
     first, second = ex["vestings"]
     assert (first["x"], first["owed"], first["earned"]) == (X1, X1 - 100_000, X1 - 100_000)
-    assert second["price"] == str(p2)
-    assert second["x"] == x2
+    assert first["increment"] == 2_438                 # 102,438 - 100,000
+    assert second["price"] == "2.8889"
+    assert second["x"] == 103_845
     # nothing issued yet: this vesting's x - y covers both; what it adds is the increment
     assert second["earned"] - first["earned"] == x2 - X1
+    assert second["increment"] == 1_407                # 103,845 - 102,438
+    assert ex["owed"] == 3_845                         # 2,438 + 1,407, not 2,438 + 3,845
     assert ex["owed"] == x2 - 100_000
     assert one(t["adjustments"], event="e7")["basis"]["inputs"]["A"] == a2
 
@@ -137,10 +144,12 @@ def test_a_true_up_issued_then_a_further_vesting_owes_only_the_increment():
     a2, c2 = A1 + 500_000, 300_000
     p2 = r4(P1 * (a2 + Decimal(c2) * Decimal("1.50") / P1) / (a2 + c2))
     x2 = floor(Decimal(300_000) / p2)
+    assert x2 == 103_845                  # as in the test above: 300,000 / 2.8889
     ex = one(t["exercises"], event="e5")
     second = ex["vestings"][1]
     assert second["y"] == X1              # 100,000 at exercise + the true-up
-    assert second["owed"] == x2 - X1
+    assert second["owed"] == x2 - X1 == 1_407   # 103,845 - (100,000 + 2,438)
+    assert ex["true_up_shares"] == [{"event": "e7", "shares": 2_438}]
     assert (ex["owed"], ex["issued"], ex["outstanding"]) == (x2 - 100_000, X1 - 100_000,
                                                             x2 - X1)
     assert t["holders"][DB] == {"owed": x2 - 100_000, "issued": X1 - 100_000,
@@ -171,7 +180,9 @@ def test_the_cutoff_exercise_on_2004_02_01_earns_none_on_2004_01_30_earns():
     assert on_cutoff["eligible"] is False and on_cutoff["owed"] == 0
     assert "not before 2004-02-01" in on_cutoff["basis"]["arithmetic"]
     x = floor(Decimal(50_000) * Decimal("3.00") / P1)
-    assert before["eligible"] is True and before["owed"] == x - 50_000
+    # by hand: 150,000 / 2.9286 = 51,219.01… → 51,219 (2.9286 × 51,219 = 149,999.96)
+    assert x == 51_219
+    assert before["eligible"] is True and before["owed"] == x - 50_000 == 1_219
     assert t["holders"][DB]["owed"] == 0
     assert t["holders"][SANDLER]["owed"] == x - 50_000
 
@@ -182,14 +193,17 @@ def test_a_partial_exercise_counts_only_the_exercised_part():
                          exercise("2003-01-02", floor(Decimal(90_000) / P1), fraction="0.5")])
     first = one(t["exercises"], event="e5")
     x = floor(Decimal(40_000) * Decimal("3.00") / P1)
-    assert first["owed"] == x - 40_000
+    # by hand: 120,000 / 2.9286 = 40,975.2… → 40,975; owed 975. The second exercise takes
+    # 0.5 of the 0.6 left = 0.3: 90,000 / 2.9286 = 30,731.4… → 30,731, and 0.3 is left
+    assert x == 40_975
+    assert first["owed"] == x - 40_000 == 975
     assert first["basis"]["arithmetic"].startswith(f"x = 40000 × 3.00 / {P1} = {x}")
     second = one(t["exercises"], event="e7")      # 0.5 of the 60,000 left = 30,000 at 3.00
     assert second["implied_at_exercise"] == floor(Decimal(30_000) * Decimal("3.00") / P1)
     assert second["vestings"] == [] and second["owed"] == 0
     w1 = one(t["instruments"], instrument="W-1")
     assert w1["exercised_fraction"] == "0.7"
-    assert w1["shares"] == floor(Decimal(30_000) * Decimal("3.00") / P1)
+    assert w1["shares"] == floor(Decimal(30_000) * Decimal("3.00") / P1) == 30_731
     assert w1["price"] == str(P1)
 
 
@@ -204,6 +218,8 @@ def test_a_preferred_conversion():
     b = Decimal(500_000) * Decimal("1.50") / Decimal("4.00")        # 187,500
     p = r4(Decimal("4.00") * (A1 + b) / (A1 + 500_000))             # 3.8810
     x = floor(Decimal(1000) * Decimal("100.00") / p)
+    # by hand: 100,000 / 3.8810 = 25,766.55… → 25,766 (3.8810 × 25,766 = 99,997.8); owed 766
+    assert (p, x) == (Decimal("3.8810"), 25_766)
     ex = one(t["exercises"], event="e6")
     assert ex["kind"] == "preferred" and ex["implied_at_exercise"] == 25_000
     assert ex["owed"] == x - 25_000
@@ -227,8 +243,9 @@ def test_a_camden_price_not_below_the_holders_price_adjusts_nothing():
     assert ex["vestings"][0]["x"] == 100_000 and ex["owed"] == 0
     # 3.50 is below the preferred's 4.00: that one adjusts
     b = Decimal(500_000) * Decimal("3.50") / Decimal("4.00")
+    # by hand: B = 437,500; 4.00 × 10,437,500 / 10,500,000 = 3.976190… → 3.9762
     assert one(t["instruments"], instrument="P-1")["price"] == \
-        str(r4(Decimal("4.00") * (A1 + b) / (A1 + 500_000)))
+        str(r4(Decimal("4.00") * (A1 + b) / (A1 + 500_000))) == "3.9762"
 
 
 def test_full_ratchet_against_weighted_average_on_the_same_history():
@@ -273,6 +290,9 @@ def test_an_adjustment_recorded_between_vestings():
     b2 = Decimal(c2) * Decimal("1.50") / Decimal("2.50")            # 180,000
     p2 = r4(Decimal("2.50") * (a2 + b2) / (a2 + c2))                # 2.4722
     x2 = floor(Decimal(300_000) / p2)
+    # by hand: (2.50 × 10,500,000 + 450,000) / 10,800,000 = 26,700,000 / 10,800,000
+    #        = 2.472222… → 2.4722; x2 = 300,000 / 2.4722 = 121,349.4… → 121,349
+    assert (p2, x2) == (Decimal("2.4722"), 121_349)
     ex = one(t["exercises"], event="e5")
     assert [s["event"] for s in ex["vestings"]] == ["e6", "e8"]    # the adjustment is no vesting
     assert ex["vestings"][1]["price"] == str(p2)
@@ -314,6 +334,10 @@ def test_broad_and_narrow_two_tranches_on_one_day():
     pb_broad = r4(pa * (a_broad + Decimal(300_000) * Decimal("1.50") / pa)
                   / (a_broad + 300_000))
     pb_narrow = r4(pa * (A1 + Decimal(300_000) * Decimal("1.50") / pa) / (A1 + 300_000))
+    # by hand, after 2.9706: broad A = 10,200,000:
+    #   (2.9706 × 10,200,000 + 450,000) / 10,500,000 = 30,750,120 / 10,500,000 = 2.928582… → 2.9286
+    # narrow A = 10,000,000: (29,706,000 + 450,000) / 10,300,000 = 2.927766… → 2.9278
+    assert (pa, pb_broad, pb_narrow) == (Decimal("2.9706"), Decimal("2.9286"), Decimal("2.9278"))
     assert one(broad["instruments"], instrument="W-1")["price"] == str(pb_broad)
     assert one(narrow["instruments"], instrument="W-1")["price"] == str(pb_narrow)
     assert abs(pb_broad - P1) <= Q          # one tranche of 500,000 gives P1
@@ -419,6 +443,9 @@ def test_a_true_up_beyond_what_is_owed_is_over_issued_and_counts_in_y():
     p2 = r4(P1 * (a2 + Decimal(c2) * Decimal("1.50") / P1) / (a2 + c2))
     x2 = floor(Decimal(300_000) / p2)
     ex = one(t["exercises"], event="e5")
+    # the 5,000 shares are one issue: 2,438 against what was owed, 2,562 beyond it, both
+    # credited to the only eligible exercise and listed once
+    assert ex["true_up_shares"] == [{"event": "e7", "shares": 5_000}]
     assert ex["vestings"][1]["y"] == 105_000
     assert ex["vestings"][1]["owed"] == max(0, x2 - 105_000)
     assert ex["issued"] == 5_000
@@ -476,3 +503,122 @@ def test_the_deferred_what_if_vests_every_issuance_in_turn():
     assert second["inputs"]["A"] == a
     assert second["events"] == ["e5", "e2"]   # event ids only: the what-if is no event
     assert "what-if vesting" in second["arithmetic"]
+
+
+# ---------------------------------------------------------------- worked by hand, literal
+
+
+def test_a_camden_price_equal_to_the_holders_price_adjusts_nothing():
+    """Not below P is no adjustment (SPEC §5.2): 3.00 against W-1 at 3.00."""
+    objs = base(camden_price="3.00") + [
+        e("InstrumentRegistered", "2002-03-01", instrument="P-1", holder=SANDLER,
+          kind="preferred", quantity=1000, stated_value="100.00", conversion_price="4.00"),
+        exercise("2002-06-01", 100_000),
+        vest("2002-09-01", 500_000)]
+    t = report(objs)
+    w1 = one(t["adjustments"], instrument="W-1")
+    assert (w1["before"], w1["after"]) == ("3.00", "3.00")
+    ex = one(t["exercises"], event="e6")
+    # x = 100,000 × 3.00 / 3.00 = 100,000 = y: nothing owed
+    assert (ex["vestings"][0]["x"], ex["vestings"][0]["y"], ex["owed"]) == (100_000, 100_000, 0)
+    # P-1 at 4.00: B = 500,000 × 3.00 / 4.00 = 375,000;
+    # P' = 4.00 × 10,375,000 / 10,500,000 = 41,500,000 / 10,500,000 = 3.952380… → 3.9524;
+    # shares = 1,000 × 100.00 / 3.9524 = 25,301.08… → 25,301
+    p1 = one(t["instruments"], instrument="P-1")
+    assert (p1["price"], p1["shares"]) == ("3.9524", 25_301)
+
+
+def test_full_ratchet_then_a_camden_price_above_the_ratcheted_price():
+    """Two issuances: 1.50 (e3) and 2.00 (e5). Full ratchet to 1.50, then 2.00 is not
+    below it; the weighted average on the same history keeps falling."""
+    history = [e("CamdenWarrantsIssued", "2002-02-01", holder=CAMDEN_B, warrants=400_000,
+                 exercise_price="2.00"),
+               exercise("2002-06-01", 100_000),
+               vest("2002-09-01", 500_000),
+               vest("2003-03-01", 400_000, holder=CAMDEN_B)]
+    ratchet = one(report(base(formula="full_ratchet") + history)["exercises"], event="e6")
+    # min(3.00, 1.50) = 1.5000, x = 300,000 / 1.50 = 200,000; min(1.5000, 2.0000) = 1.5000
+    assert [(s["price"], s["x"], s["increment"]) for s in ratchet["vestings"]] == \
+        [("1.5000", 200_000, 100_000), ("1.5000", 200_000, 0)]
+    assert ratchet["owed"] == 100_000
+    broad = one(report(base() + history)["exercises"], event="e6")
+    # first 2.9286, x 102,438 (P1, X1); then A = 10,500,000, C = 400,000 at 2.00:
+    # (2.9286 × 10,500,000 + 800,000) / 10,900,000 = 31,550,300 / 10,900,000 = 2.894522… → 2.8945
+    # x = 300,000 / 2.8945 = 103,644.84… → 103,644
+    assert [(s["price"], s["x"]) for s in broad["vestings"]] == \
+        [("2.9286", 102_438), ("2.8945", 103_644)]
+    assert broad["owed"] == 3_644
+
+
+def test_a_partial_preferred_conversion():
+    """A quarter of 1,000 Shares of 100.00 stated value at 4.00 converts into
+    250 × 100.00 / 4.00 = 6,250 shares."""
+    objs = base() + [
+        e("InstrumentRegistered", "2002-03-01", instrument="P-1", holder=SANDLER,
+          kind="preferred", quantity=1000, stated_value="100.00", conversion_price="4.00"),
+        e("PreferredConverted", "2002-06-01", instrument="P-1", fraction="0.25",
+          shares_issued=6_250),
+        vest("2002-09-01", 500_000)]
+    t = report(objs)
+    # B = 500,000 × 1.50 / 4.00 = 187,500; P' = 4.00 × 10,187,500 / 10,500,000 = 3.880952… → 3.8810
+    # x = 25,000 / 3.8810 = 6,441.63… → 6,441 (3.8810 × 6,442 = 25,001.4 > 25,000); owed 191
+    ex = one(t["exercises"], event="e6")
+    assert (ex["implied_at_exercise"], ex["vestings"][0]["price"], ex["entitled"], ex["owed"]) \
+        == (6_250, "3.8810", 6_441, 191)
+    assert ex["basis"]["arithmetic"].startswith("x = 250 × 100.00 / 3.8810 = 6441")
+    # what is left: 750 Shares: 75,000 / 3.8810 = 19,324.9… → 19,324
+    p1 = one(t["instruments"], instrument="P-1")
+    assert (p1["exercised_fraction"], p1["price"], p1["shares"]) == ("0.25", "3.8810", 19_324)
+    assert t["holders"][SANDLER] == {"owed": 191, "issued": 0, "outstanding": 191,
+                                     "over_issued": 0}
+
+
+def test_a_cancellation_between_an_exercise_and_the_vesting():
+    """1,000,000 issued; 400,000 cancelled; 600,000 vest; W-1 exercised before."""
+    objs = base() + [exercise("2002-04-01", 100_000),
+                     e("CamdenWarrantsCancelled", "2002-05-01", holder=CAMDEN, warrants=400_000),
+                     vest("2002-09-01", 600_000)]
+    t = report(objs)
+    # B = 600,000 × 1.50 / 3.00 = 300,000; P' = 3.00 × 10,300,000 / 10,600,000 = 2.915094… → 2.9151
+    # x = 300,000 / 2.9151 = 102,912.4… → 102,912; owed 2,912. The cancelled 400,000 adjust
+    # nothing, and nothing is left to defer.
+    ex = one(t["exercises"], event="e5")
+    assert (ex["vestings"][0]["price"], ex["entitled"], ex["owed"]) == ("2.9151", 102_912, 2_912)
+    assert t["camden"][CAMDEN]["unvested"] == 0
+
+
+def test_same_day_adjustments_for_all_and_for_one_instrument():
+    """A 2-for-1 split recorded for "all" at 1.50 and for P-1 at 2.00 on the same day: the
+    record naming P-1 wins, whatever it is called; one price for instruments at 3.00 and
+    4.00 is reported as a problem."""
+    objs = base() + [
+        e("InstrumentRegistered", "2002-03-01", instrument="P-1", holder=SANDLER,
+          kind="preferred", quantity=1000, stated_value="100.00", conversion_price="4.00"),
+        e("AdjustmentRecorded", "2002-04-01", instrument="P-1", new_price="2.00",
+          reason="2-for-1 split"),
+        e("AdjustmentRecorded", "2002-04-01", instrument="all", new_price="1.50",
+          reason="2-for-1 split")]
+    t = report(objs)
+    # W-1: 300,000 / 1.50 = 200,000; P-1: 1,000 × 100.00 / 2.00 = 50,000
+    assert (one(t["instruments"], instrument="W-1")["price"],
+            one(t["instruments"], instrument="W-1")["shares"]) == ("1.50", 200_000)
+    assert (one(t["instruments"], instrument="P-1")["price"],
+            one(t["instruments"], instrument="P-1")["shares"]) == ("2.00", 50_000)
+    problem = one(t["problems"], event="e7")
+    assert "different prices (3.00, 4.00)" in problem["problem"]
+
+
+def test_an_adjustment_after_an_eligible_exercise_is_counted_in_x_and_flagged():
+    """Letter ¶3 x counts "all anti-dilution adjustments"; a split after the exercise
+    would need y restated, which the log cannot do: the figure stands and is flagged."""
+    t = report(base() + [exercise("2002-06-01", 100_000),
+                         e("AdjustmentRecorded", "2002-07-01", instrument="W-1",
+                           new_price="1.50", reason="2-for-1 split"),
+                         vest("2002-09-01", 500_000)])
+    # after the split P = 1.50; the Camden price 1.50 is not below it: no adjustment;
+    # x = 300,000 / 1.50 = 200,000; y = 100,000; owed 100,000 as the words read
+    ex = one(t["exercises"], event="e5")
+    assert (ex["vestings"][0]["x"], ex["vestings"][0]["y"], ex["owed"]) == \
+        (200_000, 100_000, 100_000)
+    problem = one(t["problems"], event="e6")
+    assert "e5" in problem["problem"] and "not restated" in problem["problem"]

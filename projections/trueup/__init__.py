@@ -13,6 +13,51 @@ Modules, each beside the words it implements:
   the events; ``arithmetic``: exact rounding; ``report``: the SPEC §7 ``true_up`` part.
 
 All are pure functions of the timeline and the interpretations in force.
+
+Paragraphs of the letter are counted from the first of its body: ¶1 the reference
+paragraph (Warrant Agreement, Certificate of Designations, the Warrantholders), ¶2 the
+deferral (the Shares, the Camden Warrants, Vested Warrants), ¶3 the true-up, ¶4 no
+other adjustment, ¶5 limited, not applicable to further issuances, counterparts, ¶6
+governing law.
+
+Readings of the letter (and of SPEC §5) this engine had to choose, each where it lives:
+
+* the cutoff is strict: "prior to February 1, 2004" (``trueup.eligible``);
+* a vesting on the date of an exercise is not "after the date of the exercise": it is in
+  force at the exercise and earns no true-up (``order.DAY_ORDER``, ``replay``);
+* one day's events take effect by kind: positions, capitalization (counts for that day's
+  vestings), Camden issuance, ``AdjustmentRecorded`` (``"all"`` before named ones),
+  vestings, cancellations, exercises, true-up shares; same-kind events by their data,
+  never by ``seq`` (``order``); same-day partial exercises of one instrument therefore
+  take "what remains" in the order of their data;
+* ``x`` is taken after the vesting with every adjustment then in force, including an
+  ``AdjustmentRecorded`` after the exercise (flagged: ``y`` is never restated for a
+  split); ``y`` is the shares issued at the exercise plus the true-up shares credited to
+  it before the vesting; what an exercise has earned never falls (``trueup``);
+* shares issued at an exercise below what the price in force implied: a discrepancy, and
+  the shortfall is part of a later ``x - y`` (``trueup.shortfall``, ``report``);
+* ``TrueUpSharesIssued`` names an instrument: oldest eligible exercise first, the excess
+  to the latest (``trueup.settled``);
+* ``trueup_dividends = to_vesting_date`` adds nothing: no dividend term or event
+  (``trueup.dividends_reading``);
+* a vesting adjusts every registered position, held or exercised, so that ``x`` can be
+  computed (``replay._adjust_all``); a position's registered price is the price in force
+  on its registration date (``instruments.registered``);
+* broad adds only the Camden Warrants vested since the latest capitalization record to
+  ``A``; narrow adds none; a new record ends the deeming; a vesting never raises a price;
+  the full ratchet's Camden price is rounded to ``price_decimals``; no capitalization
+  means no weighted-average adjustment, reported (``adjustments``, ``replay``);
+* the share count is rounded down once from the aggregate exercise price or stated
+  value, never step by step (``instruments``);
+* a vesting draws on the holder's earliest issuance, a cancellation on its latest
+  (``camden``); warrants named beyond what is unvested adjust nothing (``replay``);
+* ``AdjustmentRecorded`` is outside the deferral (¶5) and sets an absolute price; for
+  ``"all"`` it sets every registered position, and one price for positions at different
+  prices is reported (``adjustments.recorded_adjustment``, ``replay``);
+* the adjustment still deferred vests each issuance's unvested warrants as one tranche,
+  in issuance order, on ``as_of``, with the capitalization in force (``deferred``);
+* positions of holders, and Camden Warrants of entities, not named in the letter are
+  counted and reported (``replay``).
 """
 
 from .report import build

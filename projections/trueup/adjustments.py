@@ -14,6 +14,15 @@ seeds; SPEC §5.1 makes it a term):
   ``common_outstanding`` alone: Camden Warrants vested since the record are not deemed
   outstanding (a narrow base counts only Common Stock actually outstanding). Vesting in
   two tranches then lowers the price a little more than vesting in one;
+
+  what "narrow" and "broad" mean here: neither Transaction Document is in the seeds, so
+  the two differ only as SPEC §5.2 lets them. Both start from the recorded Common Stock
+  outstanding, which never includes options, warrants or convertibles (the
+  Warrantholders' own Warrants and Shares among them); "broad" adds only the Camden
+  Warrants vested since that record, which keeps it path-independent: without rounding,
+  ``(P·A + c1·p1 + c2·p2) / (A + c1 + c2)`` whether ``c1`` and ``c2`` vest together or
+  one after the other. A market broad-based formula would count every option, warrant
+  and convertible as converted; the log records no such figure;
 * ``full_ratchet``: ``P' = min(P, Camden exercise price)``.
 
 ``B = (C × Camden exercise price + consideration × C / warrants issued) / P``. No
@@ -25,7 +34,12 @@ decimals than ``price_decimals``, the price stays. Prices round half-up to
 
 An ``AdjustmentRecorded`` (a split, another issuance) is outside the deferral: the letter
 "shall [not] be applicable to any further issuance of securities" (Letter ¶5), so it
-applies immediately (SPEC §5.2).
+applies immediately (SPEC §5.2). Its ``new_price`` is absolute. Readings chosen here:
+``"all"`` sets every registered position, held or exercised (an exercised part still
+needs it for a true-up's ``x``), to that one price, and ``replay`` reports it when those
+positions were at different prices; an adjustment made after an eligible exercise counts
+in later ``x`` ("all anti-dilution adjustments", Letter ¶3) and ``replay`` reports it,
+because a split would also need ``y`` restated, which nothing in the log records.
 """
 
 from __future__ import annotations

@@ -109,9 +109,25 @@ class _Replay:
         if target != "all" and target not in self.positions:
             self.problem(e, f"no instrument {target!r} is registered; nothing adjusted")
             return
-        for name in (list(self.positions) if target == "all" else [target]):
+        names = list(self.positions) if target == "all" else [target]
+        prices = sorted({self.positions[n].price for n in names})
+        if len(prices) > 1:
+            self.problem(e, "one new_price for all instruments, which were at different "
+                            f"prices ({', '.join(format(p, 'f') for p in prices)}): every "
+                            f"one is set to {format(e.data['new_price'], 'f')}; a split or "
+                            "other proportional adjustment should be recorded per instrument")
+        for name in names:
             change = adjustments.recorded_adjustment(self.positions[name], e)
             self._apply(change)
+            exercised = [a.exercise.event for a in self.accounts
+                         if a.exercise.instrument == name and a.exercise.eligible]
+            if exercised and change.after != change.before:
+                self.problem(e, f"{name!r} was adjusted after its exercise(s) "
+                                f"{', '.join(exercised)} before the cutoff: later true-ups "
+                                "count the new price in x (Letter ¶3 \"all anti-dilution "
+                                "adjustments\"), but y, the shares previously issued, is not "
+                                "restated: if this was a split or combination the true-up "
+                                "is misstated")
 
     def CamdenWarrantsVested(self, e: Event) -> None:
         holder, named = e.data["holder"], e.data["warrants"]

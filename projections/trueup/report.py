@@ -38,8 +38,9 @@ def _exercise(acc: trueup.Account, h: History) -> dict[str, Any]:
         "fraction": format(ex.fraction, "f"), "price_at_exercise": _money(ex.price),
         "implied_at_exercise": ex.implied,
         "vestings": [{"event": s.vesting, "date": s.date.isoformat(), "price": _money(s.price),
-                      "x": s.x, "y": s.y, "owed": s.owed, "earned": s.earned}
-                     for s in acc.steps],
+                      "x": s.x, "y": s.y, "owed": s.owed, "earned": s.earned,
+                      "increment": s.earned - before}
+                     for s, before in zip(acc.steps, (0, *(p.earned for p in acc.steps)))],
         "true_up_shares": [{"event": e, "shares": n} for e, n in acc.issues],
         "basis": trueup.exercise_basis(acc, cutoff, h.interpretations).to_json(
             h.interpretations),

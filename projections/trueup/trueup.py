@@ -25,10 +25,16 @@ Readings chosen here:
   instrument's eligible exercises oldest first, each up to what it has outstanding; any
   excess is credited to the latest of them (it counts in ``y`` for later vestings), or is
   left unallocated if there is none, and either way is reported as over-issued.
-* ``trueup_dividends`` (SPEC §6): ``frozen`` counts anti-dilution only. ``to_vesting_date``
-  would add the dividends the Shares would have accrued from the conversion to the vesting
-  date; the deal records no dividend rate and the catalog no dividend event, so it adds
-  nothing, and every basis says so. Warrants carry no dividends under either reading.
+* ``trueup_dividends`` (SPEC §6): ``frozen`` counts anti-dilution only, as the words of
+  ¶3 do ("entitled after giving effect to all anti-dilution adjustments").
+  ``to_vesting_date`` would add what the Shares, "8% Series A Cumulative Convertible
+  Participating Preferred Stock" (Letter ¶2), would have accrued from the conversion to
+  the vesting date. How accrued dividends convert is fixed by the Certificate of
+  Designations, which is not in the seeds, and the deal has no term for the rate nor the
+  catalog an event for dividends paid, so it adds nothing, and every basis says so.
+  Warrants carry no dividends under either reading.
+* Each step reports ``increment``: what that vesting added to what the exercise has
+  earned (the first vesting's ``x - y``; a later one's increase of ``x``).
 """
 
 from __future__ import annotations
@@ -125,9 +131,11 @@ def dividends_reading(kind: str, interpretations: Mapping[str, str]) -> str:
                 "accrued after the actual exercise or conversion")
     if kind == "warrant":
         return "trueup_dividends = to_vesting_date: a Warrant carries no dividends; x is unchanged"
-    return ("trueup_dividends = to_vesting_date: dividends the Shares would have accrued from "
-            "the conversion to the vesting date would count, but the deal records no dividend "
-            "rate and the event catalog no dividend event, so none are added")
+    return ("trueup_dividends = to_vesting_date: dividends the Shares (8% Series A Cumulative "
+            "Convertible Participating Preferred, Letter ¶2) would have accrued from the "
+            "conversion to the vesting date would count, but how they convert is set by the "
+            "Certificate of Designations (not in the seeds) and the deal has no dividend rate "
+            "term nor the catalog a dividend event, so none are added")
 
 
 def rule_text(exercise: Exercise, cutoff: date, interpretations: Mapping[str, str]) -> str:
@@ -163,15 +171,16 @@ def settled(accounts: list[Account], event: str, shares: int
     (reading in the module doc). Returns the accounts, the shares beyond what was
     outstanding, and the shares credited to no exercise."""
     out, left = list(accounts), shares
+    takes = [0] * len(out)
     for i, acc in enumerate(out):
-        take = min(left, acc.outstanding)
-        if take:
-            out[i] = replace(acc, issues=acc.issues + ((event, take),))
-            left -= take
+        takes[i] = min(left, acc.outstanding)
+        left -= takes[i]
     if left and out:
-        out[-1] = replace(out[-1], issues=out[-1].issues + ((event, left),))
-        return out, left, 0
-    return out, left, left
+        takes[-1] += left            # the excess: one entry per exercise and event
+    for i, take in enumerate(takes):
+        if take:
+            out[i] = replace(out[i], issues=out[i].issues + ((event, take),))
+    return out, left, (0 if out else left)
 
 
 def exercise_basis(account: Account, cutoff: date, interpretations: Mapping[str, str]
