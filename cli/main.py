@@ -29,7 +29,17 @@ def cli() -> None:
 def main() -> None:
     """Console entry point: user errors are one line; anything else is a bug report."""
     try:
-        cli.main(prog_name="deal-ledger", standalone_mode=True)
+        code = cli.main(prog_name="deal-ledger", standalone_mode=False)
+    except click.UsageError as err:  # a missing argument, an unknown option or command
+        hint = f" (see {err.ctx.command_path} --help)" if err.ctx else ""
+        click.echo(f"error: {' '.join(err.format_message().split())}{hint}", err=True)
+        sys.exit(2)
+    except click.ClickException as err:  # a bad file argument and the like
+        click.echo(f"error: {' '.join(err.format_message().split())}", err=True)
+        sys.exit(err.exit_code)
+    except click.exceptions.Abort:
+        click.echo("aborted: nothing more was written", err=True)
+        sys.exit(130)
     except SystemExit:
         raise
     except KeyboardInterrupt:
@@ -41,6 +51,7 @@ def main() -> None:
         click.echo(f"internal error: {type(err).__name__}: {err} (set DEAL_LEDGER_DEBUG=1 "
                    "for a traceback, and please report it)", err=True)
         sys.exit(70)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 # The commands attach themselves to ``cli``; imported last because they import it.
