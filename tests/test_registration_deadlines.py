@@ -5,7 +5,7 @@ Federal Reserve calendar."""
 from decimal import Decimal
 
 from tests.support import ev
-from tests.test_registration_support import deadline, report, rra
+from tests.test_registration_support import LEHMAN, deadline, report, rra
 
 EX1 = [ev("ShelfFiled", "2004-07-13"), ev("ShelfEffective", "2004-11-15")]
 
@@ -158,3 +158,64 @@ def test_majority_counts_conversion_shares_at_the_conversion_price():
     # B holds no Notes but 100,000 Conversion Shares × 15.36 = 1,536,000; total 4,536,000
     assert (m["consenting"], m["total"], m["majority"]) == ("1536000.00", "4536000.00", False)
     assert Decimal(m["share"]) == (Decimal(1536000) / Decimal(4536000)).quantize(Decimal("0.000001"))
+
+
+def test_trustee_notice_for_each_and_every_default_date():
+    # filed 2004-11-30, effective 2004-12-15: defaults (i) and (ii), each with its own notice
+    # (RRA §3(b) "each and every date"). (i): Thu 2004-07-15 + 2 Business Days: Fri 07-16,
+    # Mon 07-19. (ii): Thu 2004-10-28 + 2: Fri 10-29, Mon 11-01.
+    objs = rra(ev("ShelfFiled", "2004-11-30"), ev("ShelfEffective", "2004-12-15"),
+               ev("TrusteeNotified", "2004-07-16"))
+    rep = report(objs, "2005-02-01")
+    first = deadline(rep, "notify the Trustee of Registration Default (i)")
+    second = deadline(rep, "notify the Trustee of Registration Default (ii)")
+    assert (first["due"], first["status"], first["met_on"]) == ("2004-07-19", "met", "2004-07-16")
+    # the July notice was given before default (ii) occurred: it does not count for it
+    assert (second["due"], second["status"]) == ("2004-11-01", "missed")
+    assert second["basis"]["interpretations"] == {"default_date": "last_compliant_day"}
+
+
+def test_a_fax_acknowledged_before_it_was_sent_is_not_given_until_a_real_answer():
+    # NoticeAcknowledged e3 dated 2005-01-10 answers a fax (e4) sent 2005-01-14: impossible,
+    # ignored; the acknowledgement of 2005-01-19 makes the fax given that day (RRA §10(E))
+    objs = rra(ev("NoticeAcknowledged", "2005-01-10", notice="e4"),
+               ev("NoticeSent", "2005-01-14", to="Holders", subject="Suspension Notice",
+                  method="fax"),
+               ev("NoticeAcknowledged", "2005-01-19", notice="e4"))
+    [n] = report(objs, "2005-03-01")["notices"]
+    assert n["deemed_given"] == "2005-01-19"
+    assert n["basis"]["events"] == ["e4", "e5"]
+    [n] = report(objs[:-1], "2005-03-01")["notices"]
+    assert n["deemed_given"] is None
+
+
+def test_a_buyer_under_the_shelf_is_not_a_holder_whose_consent_counts():
+    # B bought 40,000,000 under the shelf: its Notes are outstanding but no longer Transfer
+    # Restricted, so B is not a "Holder" (RRA §1) and its consent is not a consent of
+    # Holders. Total: every Note outstanding, 60,000,000.
+    objs = rra(ev("ShelfFiled", "2004-07-13"), ev("ShelfEffective", "2004-10-01"),
+               ev("NotesTransferred", "2004-12-01", from_holder="A", to_holder="B",
+                  principal="40000000", under_shelf=True),
+               ev("ConsentGiven", "2005-01-03", holder="B", matter="waiver"),
+               ev("ConsentGiven", "2005-01-03", holder="A", matter="amendment"),
+               holders={"A": "60000000"})
+    maj = report(objs, "2005-02-01")["majority"]
+    assert (maj["waiver"]["consenting"], maj["waiver"]["total"], maj["waiver"]["majority"]) == (
+        "0.00", "60000000.00", False)
+    assert maj["waiver"]["not_holders"] == ["B"]
+    # A keeps 20,000,000 Transfer Restricted: 20/60 = 0.333333, not over 50%
+    assert (maj["amendment"]["consenting"], maj["amendment"]["share"],
+            maj["amendment"]["majority"]) == ("20000000.00", "0.333333", False)
+
+
+def test_effectiveness_period_ends_when_every_note_is_sold_under_the_shelf():
+    # RRA §2(a)(iii)(y): all Transfer Restricted Securities sold under the shelf on
+    # 2005-03-01, before the 2nd anniversary of effectiveness (2006-10-01)
+    objs = rra(ev("ShelfFiled", "2004-07-13"), ev("ShelfEffective", "2004-10-01"),
+               ev("NotesTransferred", "2005-03-01", from_holder=LEHMAN, to_holder="Public",
+                  principal="60000000", under_shelf=True))
+    rep = report(objs, "2005-06-01")
+    assert rep["registration"]["effectiveness_period_end"] == "2005-03-01"
+    end = deadline(rep, "keep the Shelf Registration Statement effective")
+    assert (end["due"], end["status"], end["clause"]) == ("2005-03-01", "met",
+                                                          "RRA §2(a)(iii)(y),(z)")

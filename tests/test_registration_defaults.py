@@ -238,3 +238,108 @@ def test_effectiveness_period_ends_when_no_notes_remain_outstanding():
     assert rep["registration"]["effectiveness_period_end"] == "2005-06-01"
     assert kinds(rep) == []
     assert any("outside the Effectiveness Period" in p for p in rep["problems"])
+
+
+def test_ii_alone_crosses_its_90th_day():
+    # filed in time, declared effective 2005-03-01: default (ii) only, accrual from
+    # 2004-10-29; day 91 = 10-29 + 90: Oct 31 (+2), Nov 30 (+32), Dec 31 (+63), Jan 27 (+90)
+    rep = report(rra(ev("ShelfFiled", "2004-07-13"), ev("ShelfEffective", "2005-03-01")),
+                 "2005-08-01")
+    assert kinds(rep) == [("(ii)", "2004-10-28", "2004-10-29", "2005-03-01")]
+    segs = [(s["start"], s["end"], s["rate"], s["episode_days"])
+            for s in rep["additional_interest"]["rate_segments"]]
+    assert segs == [("2004-10-29", "2005-01-27", "0.25", [1, 90]),
+                    ("2005-01-27", "2005-03-01", "1.00", [91, 123])]
+    # period to 2005-01-15: 30/360 [10-29, 01-15) = 360 - 270 + (15 - 29) = 76 days at 0.25%
+    e1 = P * Decimal("0.0025") * 76 / 360
+    assert payment(rep, "2005-01-15")["amounts"] == {LEHMAN: money(e1)} == {LEHMAN: "31666.67"}
+    # period to 2005-07-15: [01-15, 01-27) 12 days at 0.25%; [01-27, 03-01) = 60 + 1 - 27
+    # = 34 days at 1.00%
+    e2 = P * (Decimal("0.0025") * 12 + Decimal("0.01") * 34) / 360
+    assert payment(rep, "2005-07-15")["amounts"] == {LEHMAN: money(e2)} == {LEHMAN: "61666.67"}
+
+
+def test_adjacent_defaults_form_one_episode():
+    # filed 2004-10-29: default (i) accrues [07-16, 10-29), cured the very day default (ii)
+    # starts accruing (10-29): adjacent, one episode, one rate clock from 2004-07-16
+    rep = report(rra(ev("ShelfFiled", "2004-10-29"), ev("ShelfEffective", "2004-11-15")),
+                 "2005-02-01")
+    assert kinds(rep) == [("(i)", "2004-07-15", "2004-07-16", "2004-10-29"),
+                          ("(ii)", "2004-10-28", "2004-10-29", "2004-11-15")]
+    assert [x["episode"] for x in rep["registration"]["defaults"]] == [1, 1]
+    # 0.25% [07-16, 10-14) = 90 - 2 = 88 days; 1.00% [10-14, 11-15) = 30 + 1 = 31 days
+    expected = P * (Decimal("0.0025") * 88 + Decimal("0.01") * 31) / 360
+    assert payment(rep, "2005-01-15")["amounts"] == {LEHMAN: money(expected)} == {
+        LEHMAN: "88333.33"}
+
+
+def test_a_one_day_gap_starts_a_new_episode_at_a_quarter_point():
+    # filed 2004-10-28: (i) accrues [07-16, 10-28); the 28th itself is no default day
+    # (filed, and still within the Effectiveness Target Date); (ii) accrues from 10-29:
+    # a new episode, its clock restarting at 0.25%
+    rep = report(rra(ev("ShelfFiled", "2004-10-28"), ev("ShelfEffective", "2004-11-15")),
+                 "2005-02-01")
+    assert [x["episode"] for x in rep["registration"]["defaults"]] == [1, 2]
+    # (i): 0.25% [07-16, 10-14) 88 days + 1.00% [10-14, 10-28) 14 days;
+    # (ii): 0.25% [10-29, 11-15) 16 days; one rounding of the sum
+    expected = P * (Decimal("0.0025") * 88 + Decimal("0.01") * 14
+                    + Decimal("0.0025") * 16) / 360
+    assert payment(rep, "2005-01-15")["amounts"] == {LEHMAN: money(expected)} == {
+        LEHMAN: "66666.67"}
+
+
+def test_iii_five_business_days_skip_a_holiday():
+    # unusable Wed 2004-11-10; Thu 11-11 is Veterans Day: 12, 15, 16, 17, 18 -> the 5th
+    # Business Day is 2004-11-18. Cured on it: no default
+    cured_in_time = rra(*EFFECTIVE, ev("ShelfUnusable", "2004-11-10", reason="other"),
+                        ev("ShelfUsable", "2004-11-18", cure="prospectus_supplement"))
+    assert kinds(report(cured_in_time, "2005-02-01")) == []
+    # cured Mon 11-22: accrual [11-19, 11-22) = 3 days (Fri, Sat, Sun)
+    late = rra(*EFFECTIVE, ev("ShelfUnusable", "2004-11-10", reason="other"),
+               ev("ShelfUsable", "2004-11-22", cure="prospectus_supplement"))
+    rep = report(late, "2005-02-01")
+    assert kinds(rep) == [("(iii)", "2004-11-18", "2004-11-19", "2004-11-22")]
+    expected = P * Decimal("0.0025") * 3 / 360
+    assert payment(rep, "2005-01-15")["amounts"] == {LEHMAN: money(expected)} == {
+        LEHMAN: "1250.00"}
+
+
+WINDOW_THEN_OWN_LIMIT = [*EFFECTIVE,
+                         ev("SuspensionStarted", "2005-03-01", material_transaction=False),
+                         ev("SuspensionEnded", "2005-03-31"),          # 30 days
+                         ev("SuspensionStarted", "2005-04-15", material_transaction=False),
+                         ev("SuspensionEnded", "2005-06-04")]          # 50 days
+
+
+def test_window_breach_then_the_periods_own_45th_day():
+    rep = report(rra(*WINDOW_THEN_OWN_LIMIT), "2005-08-01")
+    # 90 days ending 04-30 = [01-31, 04-30]: 30 (March 1-30) + 16 (April 15-30) = 46 > 45;
+    # ending 04-29: 45. Window breach from 2005-04-30 to the period's own 45th day,
+    # 04-15 + 44 = 05-29; from 05-30 its own limit is passed: (iv)(A)
+    assert [(b["kind"], b["first_day"], b["last_day"]) for b in rep["suspensions"]["breaches"]
+            ] == [("window", "2005-04-30", "2005-05-29"),
+                  ("single_period", "2005-05-30", "2005-06-03")]
+    # (iii): 5 Business Days after Sat 04-30: May 2, 3, 4, 5, 6 -> accrual from 05-07 until
+    # (iv)(A) takes over on 05-30; (iv)(A) accrues [05-30, 06-04): adjacent, one episode
+    assert kinds(rep) == [("(iii)", "2005-05-06", "2005-05-07", None),
+                          ("(iv)(A)", "2005-05-29", "2005-05-30", "2005-06-04")]
+    assert [(x["accrual_until"], x["stopped_by"], x["episode"])
+            for x in rep["registration"]["defaults"]] == [("2005-05-30", "superseded", 1),
+                                                          ("2005-06-04", "cure", 1)]
+    # one rate run at 0.25%: 30/360 [05-07, 06-04) = 30 + 4 - 7 = 27 days
+    expected = P * Decimal("0.0025") * 27 / 360
+    assert payment(rep, "2005-07-15")["amounts"] == {LEHMAN: money(expected)} == {
+        LEHMAN: "11250.00"}
+
+
+def test_window_breach_default_still_runs_before_the_periods_own_limit():
+    # as of 2005-05-20 the second period is open and short of its own 45th day (05-29):
+    # the (iii) default runs, not yet taken over by (iv)(A)
+    rep = report(rra(*WINDOW_THEN_OWN_LIMIT[:-1]), "2005-05-20")
+    [x] = rep["registration"]["defaults"]
+    assert (x["kind"], x["accrual_from"], x["accrual_until"], x["stopped_by"]) == (
+        "(iii)", "2005-05-07", None, None)
+    assert rep["registration"]["in_default"] is True
+    # accrued through as_of: 30/360 [05-07, 05-21) = 14 days
+    assert rep["additional_interest"]["accrued_to_as_of"] == money(
+        P * Decimal("0.0025") * 14 / 360) == "5833.33"

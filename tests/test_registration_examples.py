@@ -1,4 +1,4 @@
-"""SPEC §8 worked examples 1 and 2, checked against the hand arithmetic of the SPEC."""
+"""SPEC §8 worked examples 1, 2 and 3, checked against the hand arithmetic of the SPEC."""
 
 from decimal import Decimal
 
@@ -31,6 +31,13 @@ def test_example_1_default_ii_30_360():
     assert rep["additional_interest"]["accrued_to_as_of"] == "6666.67"
     assert rep["additional_interest"]["by_holder"] == {LEHMAN: "6666.67"}
     assert pay["status"] == "due" and pay["late"] is True
+    # the amount names what it rests on: the DealOpened (deadline), the ShelfEffective
+    # (cure), the NotesIssued (principal) and the readings behind default (ii) and its rate
+    basis = pay["basis"][LEHMAN]
+    assert {"e1", "e2", "e4"} <= set(basis["events"])
+    assert set(basis["interpretations"]) == {"default_date", "overlapping_defaults",
+                                             "rate_after_second_anniversary",
+                                             "no_questionnaire_request"}
 
 
 def test_example_1_act_360():
@@ -93,3 +100,27 @@ def test_report_keeps_every_key_spec_section_7_names():
     for basis in (rep["registration"]["defaults"][0]["basis"], ai["rate_segments"][0]["basis"],
                   ai["payments"][0]["basis"][LEHMAN], rep["deadlines"][0]["basis"]):
         assert {"clause", "rule", "events"} <= set(basis)
+
+
+def test_example_3_business_days():
+    # SPEC §8 example 3: 20 Business Days after Wed 2004-11-10 is Fri 2004-12-10 (Veterans
+    # Day 11-11 and Thanksgiving 11-25 skipped): Nov 12 (1), 15-19 (6), 22-24 (9),
+    # 26 (10), 29-30 (12), Dec 1-3 (15), 6-10 (20). As a Questionnaire Deadline (RRA §2(b)):
+    objs = rra(ev("ShelfFiled", "2004-07-13"), ev("ShelfEffective", "2004-11-15"),
+               ev("QuestionnaireRequested", "2004-11-10", holders=[LEHMAN]),
+               ev("QuestionnaireDelivered", "2004-12-10", holder=LEHMAN),
+               ev("NoticeSent", "2005-01-14", to="Trustee", subject="Registration Default",
+                  method="courier"))
+    rep = report(objs, "2005-02-01")
+    [q] = [o for o in rep["deadlines"] if o["obligation"] == f"Questionnaire from {LEHMAN}"]
+    assert (q["due"], q["status"], q["met_on"]) == ("2004-12-10", "met", "2004-12-10")
+    # delivered on the deadline ("prior to or on"): still entitled, example 1's 6666.67
+    assert payment(rep, "2005-01-15")["amounts"] == {LEHMAN: "6666.67"}
+    # one Business Day after Fri 2005-01-14 is Tue 2005-01-18 (Mon 01-17 is Martin Luther
+    # King Day): a courier notice (RRA §10(E)) is deemed given then
+    [notice] = rep["notices"]
+    assert notice["deemed_given"] == "2005-01-18"
+    # a day later is too late: delivered 2004-12-13 the Holder is not entitled
+    late = [o if o["type"] != "QuestionnaireDelivered" else
+            ev("QuestionnaireDelivered", "2004-12-13", holder=LEHMAN) for o in objs]
+    assert payment(report(late, "2005-02-01"), "2005-01-15")["amounts"] == {LEHMAN: "0.00"}

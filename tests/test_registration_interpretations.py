@@ -94,7 +94,12 @@ def test_no_questionnaire_request_not_entitled():
     assert amounts(base, "2005-01-15") == {LEHMAN: "6666.67"}
     assert amounts(alt, "2005-01-15") == {LEHMAN: "0.00"}
     basis = payment(alt, "2005-01-15")["basis"][LEHMAN]
-    assert basis["interpretations"] == {"no_questionnaire_request": "not_entitled"}
+    # the amount relies on the Questionnaire reading and on the readings behind default (ii)
+    # and its rate (RRA §3(a)): every one is named with the value in force
+    assert basis["interpretations"] == {"default_date": "last_compliant_day",
+                                        "overlapping_defaults": "episode",
+                                        "rate_after_second_anniversary": "calendar",
+                                        "no_questionnaire_request": "not_entitled"}
     assert "would be 60000000 × 0.25% × 16/360" in basis["arithmetic"]
     # a holder that delivered without being asked is entitled under either reading
     delivered = EX1 + [ev("QuestionnaireDelivered", "2004-09-01", holder=LEHMAN)]

@@ -219,3 +219,144 @@ def test_the_generous_reading_never_pays_a_holder_less(history, switch):
     high = run(events, as_of, {**readings, name: more})["additional_interest"]["by_holder"]
     for holder, amount in low.items():
         assert Decimal(high.get(holder, "0")) >= Decimal(amount)
+
+
+# ------------------------------------------------------------------ day-by-day references
+# The engine never loops over days; these tests do, reading the contract literally, and
+# check that the engine's intervals say the same thing day by day.
+
+ONE = timedelta(days=1)
+
+
+def contract_rate(day: date, clock: date, reading: str) -> Fraction:
+    """RRA §3(a)(i)-(iv), literally: 0.25% for days 1-90 of the clock (the days after the
+    default date), then 1.00%; 3.00% from the 2nd anniversary of the Closing Date
+    (2006-06-30), 2 points more on each anniversary from the 3rd; with
+    ``first_90_days_always_quarter_point`` days 1-90 stay at 0.25%."""
+    years = day.year - CLOSING.year - (1 if (day.month, day.day) < (6, 30) else 0)
+    first = (day - clock).days < 90
+    if years >= 2 and not (first and reading == "first_90_days_always_quarter_point"):
+        return Fraction(3 + 2 * (years - 2))
+    return Fraction(1, 4) if first else Fraction(1)
+
+
+def default_days(rep: dict, as_of: date) -> set[date]:
+    cutoff = as_of + ONE
+    days: set[date] = set()
+    for x in rep["registration"]["defaults"]:
+        day = date.fromisoformat(x["accrual_from"])
+        end = min(date.fromisoformat(x["accrual_until"]) if x["accrual_until"] else cutoff,
+                  cutoff)
+        while day < end:
+            days.add(day)
+            day += ONE
+    return days
+
+
+def daily_rates(days: set[date], reading: str) -> dict[date, Fraction]:
+    """One rate clock per run of consecutive default days (SPEC §4.4 episodes)."""
+    out, clock = {}, None
+    for day in sorted(days):
+        if clock is None or day - ONE not in days:
+            clock = day
+        out[day] = contract_rate(day, clock, reading)
+    return out
+
+
+READING_2ND = st.sampled_from(["calendar", "first_90_days_always_quarter_point"])
+
+
+@SETTINGS
+@given(histories(), READING_2ND)
+def test_rate_segments_match_the_contract_day_by_day(history, second):
+    objs, as_of, readings = history
+    readings = {**readings, "overlapping_defaults": "episode",
+                "rate_after_second_anniversary": second}
+    rep = run(build(objs), as_of, readings)
+    expected = daily_rates(default_days(rep, as_of), second)
+    got: dict[date, Fraction] = {}
+    for seg in rep["additional_interest"]["rate_segments"]:
+        day, end = date.fromisoformat(seg["start"]), date.fromisoformat(seg["end"])
+        while day < end:
+            assert day not in got, "episode segments never overlap"
+            got[day] = Fraction(Decimal(seg["rate"]))
+            day += ONE
+    assert got == expected
+
+
+def suspended_by_day(rep: dict, as_of: date) -> list[tuple[date, date, bool]]:
+    return [(date.fromisoformat(p["start"]),
+             date.fromisoformat(p["end"]) if p["end"] else as_of + ONE,
+             p["material_transaction"]) for p in rep["suspensions"]["periods"]]
+
+
+@SETTINGS
+@given(histories())
+def test_suspension_totals_and_breaches_match_a_day_by_day_count(history):
+    objs, as_of, readings = history
+    rep = run(build(objs), as_of, readings)
+    s = rep["suspensions"]
+    spans = suspended_by_day(rep, as_of)
+    first = min([a for a, _, _ in spans] + [as_of])
+    n = (as_of - first).days + 1
+    flags = [0] * n
+    for a, b, _ in spans:
+        for i in range((a - first).days, (b - first).days):
+            flags[i] = 1
+    prefix = [0]
+    for f in flags:
+        prefix.append(prefix[-1] + f)
+
+    def trailing(i: int, window: int) -> int:      # the window ending on day index i
+        return prefix[i + 1] - prefix[max(0, i + 1 - window)]
+
+    assert (s["trailing_90"], s["trailing_360"]) == (trailing(n - 1, 90), trailing(n - 1, 360))
+    assert s["max_90"] == max([trailing(i, 90) for i in range(n)] + [0])
+    assert s["max_360"] == max([trailing(i, 360) for i in range(n)] + [0])
+    # RRA §3(a)(iv)(B): every suspended day on which the 360 days ending then hold more
+    # than 90; RRA §4(b)(i): every day of a period, before its own 45th (60th) day has
+    # passed, on which the 90 days ending then hold more than 45 (60)
+    aggregate = {first + timedelta(days=i) for i in range(n) if flags[i] and trailing(i, 360) > 90}
+    window = set()
+    for a, b, material in spans:
+        own = a + timedelta(days=60 if material else 45)
+        for i in range((a - first).days, (min(b, own) - first).days):
+            if trailing(i, 90) > (60 if material else 45):
+                window.add(first + timedelta(days=i))
+    got = {"aggregate": set(), "window": set()}
+    for b in s["breaches"]:
+        if b["kind"] in got:
+            day, last = date.fromisoformat(b["first_day"]), date.fromisoformat(b["last_day"])
+            while day <= last:
+                got[b["kind"]].add(day)
+                day += ONE
+    assert got == {"aggregate": aggregate, "window": window}
+
+
+POSITION_MOVES = ("NotesTransferred", "NotesConverted", "NotesRetired", "QuestionnaireRequested",
+                  "QuestionnaireDelivered")
+
+
+@SETTINGS
+@given(histories(), READING_2ND)
+def test_amounts_match_a_day_by_day_sum_under_act_360(history, second):
+    """With ACT/360 a sum over days equals the sum over sub-periods: each Holder's amount is
+    principal × Σ (rate of the day / 360), rounded once (Holders who never move)."""
+    objs, as_of, readings = history
+    objs = [o for o in objs if o["type"] not in POSITION_MOVES]
+    objs[0] = opened(day_count="ACT/360")
+    readings = {**readings, "overlapping_defaults": "episode",
+                "rate_after_second_anniversary": second}
+    rep = run(build(objs), as_of, readings)
+    rates = daily_rates(default_days(rep, as_of), second)
+    principal = {o["data"]["holder"]: Fraction(o["data"]["principal"])
+                 for o in objs if o["type"] == "NotesIssued"}
+    cutoff = as_of + ONE
+    for p in rep["additional_interest"]["payments"]:
+        start = date.fromisoformat(p["period_start"])
+        end = min(date.fromisoformat(p["period_end"]), cutoff)
+        per_unit = sum((r for day, r in rates.items() if start <= day < end), Fraction(0)) / 36000
+        for holder, q in principal.items():
+            exact = q * per_unit
+            cents = (exact * 200 + 1) // 2          # half-up to the cent
+            assert Decimal(p["amounts"].get(holder, "0.00")) == Decimal(int(cents)) / 100

@@ -96,7 +96,7 @@ def trustee_notices(defaults: Sequence[RegistrationDefault], events: Sequence[Ev
                            _first(events, "TrusteeNotified", d.default_date, d.events), as_of,
                            d.events, "notify the Trustee within two Business Days after the "
                            "default date", f"{d.default_date} + {n} Business Days = {due}",
-                           interpretations=("default_date",)))
+                           interpretations=d.interpretations))
     return out
 
 

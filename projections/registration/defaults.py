@@ -53,9 +53,11 @@ class RegistrationDefault:
 def _make(kind: str, clause: str, last_compliant_day: date, cure: date | None,
           events: tuple[str, ...], rule: str, why: str, readings: Mapping[str, str], *,
           period_end: date | None = None, superseded: date | None = None,
-          extra: tuple[str, ...] = ()) -> RegistrationDefault:
+          extra: tuple[str, ...] = (), as_of: date | None = None) -> RegistrationDefault:
     """One default with interpretations ``default_date`` and, for (iii) and (iv),
-    ``default_after_effectiveness_period`` applied."""
+    ``default_after_effectiveness_period`` applied. An end of the Effectiveness Period
+    after ``as_of`` has not happened yet: until then the default runs (``accrual_until``
+    stays ``None``)."""
     first_breach = readings["default_date"] == "first_breach_day"
     default_date = last_compliant_day + ONE_DAY if first_breach else last_compliant_day
     accrual_from = default_date + ONE_DAY
@@ -65,6 +67,7 @@ def _make(kind: str, clause: str, last_compliant_day: date, cure: date | None,
     if kind in ("(iii)", "(iv)(A)", "(iv)(B)"):
         interps += ("default_after_effectiveness_period",)
         if (readings["default_after_effectiveness_period"] == "ends" and period_end is not None
+                and (as_of is None or period_end <= as_of)
                 and (until is None or period_end < until)):
             until, stopped = period_end, "effectiveness_period_end"
     arithmetic = (f"{why}; default date {default_date}; accrual from {accrual_from} to "
@@ -95,7 +98,8 @@ def deadline_defaults(shelf: Shelf, terms: RegistrationTerms, opened: str,
 
 
 def unusable_defaults(shelf: Shelf, terms: RegistrationTerms, calendar: BusinessCalendar,
-                      readings: Mapping[str, str]) -> tuple[list[RegistrationDefault], list[str]]:
+                      readings: Mapping[str, str], as_of: date | None = None
+                      ) -> tuple[list[RegistrationDefault], list[str]]:
     """RRA §3(a)(iii): "the Shelf Registration Statement is filed and declared effective
     but, during the Effectiveness Period, shall thereafter cease to be effective or fail
     to be usable for its intended purpose without such disability being cured within five
@@ -113,19 +117,20 @@ def unusable_defaults(shelf: Shelf, terms: RegistrationTerms, calendar: Business
                          f"the shelf ceased to be effective or usable ({span.reason}) and was "
                          f"not cured within {n} Business Days",
                          f"unusable from {span.start}; {n} Business Days after = {last}",
-                         readings, period_end=shelf.period_end))
+                         readings, period_end=shelf.period_end, as_of=as_of))
     return out, problems
 
 
 def suspension_defaults(found: Sequence[Breach], shelf: Shelf, terms: RegistrationTerms,
-                        calendar: BusinessCalendar,
-                        readings: Mapping[str, str]) -> list[RegistrationDefault]:
+                        calendar: BusinessCalendar, readings: Mapping[str, str],
+                        as_of: date | None = None) -> list[RegistrationDefault]:
     """RRA §3(a)(iv)(A) and (B) from the breaches of the suspension limits; and, with
     interpretation ``window_breach=usability_default``, a default (iii) for suspended days
     beyond the 45 (60)-in-90 right (RRA §4(b)(i)): the shelf is then unusable outside a
     permitted suspension from the first such day, with the five Business Days of §3(a)(iii)
     to cure; it ends when the period ends or when its own 45th (60th) day has passed and
-    default (iv)(A) takes over."""
+    default (iv)(A) takes over (known only once that day has passed on ``as_of``: before
+    it, the default still runs)."""
     out = []
     for b in found:
         p = b.period
@@ -133,23 +138,25 @@ def suspension_defaults(found: Sequence[Breach], shelf: Shelf, terms: Registrati
             out.append(_make("(iv)(A)", b.clause, b.first_day - ONE_DAY, p.end, b.events,
                              b.rule, f"Suspension Period from {p.start}; its {b.limit}th day "
                              f"= {p.start} + {b.limit - 1} days = {b.first_day - ONE_DAY}",
-                             readings, period_end=shelf.period_end))
+                             readings, period_end=shelf.period_end, as_of=as_of))
         elif b.kind == "aggregate":
             out.append(_make("(iv)(B)", b.clause, b.first_day - ONE_DAY, p.end, b.events,
                              b.rule, f"{b.limit} suspended days in the {b.window} days ending "
                              f"{b.first_day - ONE_DAY}; more on {b.first_day}",
-                             readings, period_end=shelf.period_end))
+                             readings, period_end=shelf.period_end, as_of=as_of))
         elif readings["window_breach"] == "usability_default":
             last = calendar.add_business_days(b.first_day, terms.cure_business_days)
             own_end = p.start + ONE_DAY * p.limit(terms.suspension_limits)
             cure = p.end if p.end is not None and p.end <= own_end else None
+            taken_over = (own_end if cure is None and (as_of is None or own_end <= as_of)
+                          else None)
             out.append(_make("(iii)", "RRA §3(a)(iii), §4(b)(i)", last, cure, b.events,
                              f"{b.rule}: the shelf is unusable outside a permitted suspension "
                              f"and not cured within {terms.cure_business_days} Business Days",
                              f"first day beyond the right {b.first_day}; "
                              f"{terms.cure_business_days} Business Days after = {last}",
-                             readings, period_end=shelf.period_end, superseded=own_end,
-                             extra=("window_breach",)))
+                             readings, period_end=shelf.period_end, superseded=taken_over,
+                             extra=("window_breach",), as_of=as_of))
     return out
 
 
@@ -159,9 +166,9 @@ def registration_defaults(shelf: Shelf, found: Sequence[Breach], terms: Registra
                           ) -> tuple[list[RegistrationDefault], list[str]]:
     """Every Registration Default that has occurred by ``as_of`` (its last compliant day
     has passed) and accrues at least one day, in order of accrual."""
-    unusable, problems = unusable_defaults(shelf, terms, calendar, readings)
+    unusable, problems = unusable_defaults(shelf, terms, calendar, readings, as_of)
     every = (deadline_defaults(shelf, terms, opened, readings) + unusable
-             + suspension_defaults(found, shelf, terms, calendar, readings))
+             + suspension_defaults(found, shelf, terms, calendar, readings, as_of))
     listed = [d for d in every if as_of > d.last_compliant_day
               and (d.accrual_until is None or d.accrual_from < d.accrual_until)]
     listed.sort(key=lambda d: (d.accrual_from, ORDER[d.kind], d.events))

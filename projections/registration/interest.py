@@ -197,8 +197,12 @@ def holder_amounts(period: InterestPeriod, cutoff: date, accrual: Accrual,
     return out
 
 
-def amount_basis(a: HolderAmount, accrual: Accrual) -> Basis:
-    """The explanation of one Holder's amount: the sum written out, then the rounding."""
+def amount_basis(a: HolderAmount, accrual: Accrual,
+                 behind: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())) -> Basis:
+    """The explanation of one Holder's amount: the sum written out, then the rounding.
+    ``behind`` is what the accrual rests on: the events of the Registration Defaults
+    accruing in the Holder's sub-periods and the interpretations they and their rates
+    relied on (``report`` finds them from the rate segments)."""
     texts = []
     for (lo, hi), q in a.steps:
         text = accrual.factor(lo, hi)[1]
@@ -206,8 +210,11 @@ def amount_basis(a: HolderAmount, accrual: Accrual) -> Basis:
     texts += [f"0 ({plain(q)} converted before payment: forfeited)" for _, q in a.forfeited]
     arithmetic = f"{' + '.join(texts)} = {exact_ratio(a.num, a.den)}"
     right = a.entitlement
-    interps = (("conversion_forfeits",) if a.ended else ()) + right.interpretations
+    default_events, default_interps = behind
+    interps = tuple(dict.fromkeys(default_interps + (("conversion_forfeits",) if a.ended
+                                                     else ()) + right.interpretations))
+    ids = tuple(dict.fromkeys(default_events + a.events + right.events))
     if not right.entitled:
         return Basis(NOT_ENTITLED, f"not entitled to Additional Interest: {right.reason}",
-                     a.events + right.events, interps, f"would be {arithmetic}; owed 0")
-    return Basis(CLAUSE, RULE, a.events + right.events, interps, f"{arithmetic} → {a.amount}")
+                     ids, interps, f"would be {arithmetic}; owed 0")
+    return Basis(CLAUSE, RULE, ids, interps, f"{arithmetic} → {a.amount}")

@@ -11,6 +11,12 @@ conversion price". RRA §10(H): "Transfer Restricted Securities held by the Comp
 its Affiliates shall not be counted in determining whether such consent or approval was
 given".
 
+RRA §1 "Holder": "A Person who owns, beneficially or otherwise, Transfer Restricted
+Securities": a consent counts only from a Person who is a Holder at the time of
+determination (it owns Notes that are still Transfer Restricted, or Conversion Shares);
+one who holds only Notes sold under the Shelf Registration Statement is not a Holder,
+though its Notes are outstanding and count in the total.
+
 Readings of ours: the time of determination is ``as_of``; a consent counts when given on
 or before it by a Holder who still holds then; Conversion Shares stay with the converting
 Holder and stay Transfer Restricted (no event records their sale); the prevailing
@@ -42,6 +48,7 @@ class Consent:
     holders: tuple[str, ...]
     excluded: tuple[str, ...]
     basis: Basis
+    not_holders: tuple[str, ...] = ()   # consented but own no Transfer Restricted Security
 
     @property
     def share(self) -> Decimal:
@@ -71,9 +78,16 @@ def weights(snap: Snapshot, holdings: Holdings, terms: RegistrationTerms) -> dic
     return {h: w for h, w in out.items() if w > 0}
 
 
+def is_holder(holder: str, snap: Snapshot, holdings: Holdings) -> bool:
+    """RRA §1 "Holder": owns Transfer Restricted Securities (Notes not sold under the
+    shelf, or Conversion Shares, which stay Transfer Restricted in our reading)."""
+    return snap.trs(holder) > 0 or any(c.holder == holder for c in holdings.conversions)
+
+
 def majorities(events: Sequence[Event], holdings: Holdings, snap: Snapshot,
                terms: RegistrationTerms) -> dict[str, Consent]:
-    """For each ``matter`` of a ConsentGiven: the consenting principal, the total and
+    """For each ``matter`` of a ConsentGiven: the consenting principal (of Holders only,
+    RRA §1), the total (every Note outstanding, RRA §1 "Majority of Holders") and
     whether it is a Majority of Holders."""
     excluded = affiliates(events)
     counted = {h: w for h, w in weights(snap, holdings, terms).items() if h not in excluded}
@@ -84,16 +98,20 @@ def majorities(events: Sequence[Event], holdings: Holdings, snap: Snapshot,
             by_matter.setdefault(e.data["matter"], {}).setdefault(e.data["holder"], e.id)
     out = {}
     for matter, givers in sorted(by_matter.items()):
-        yes = sorted(h for h in givers if h in counted)
+        yes = sorted(h for h in givers if h in counted and is_holder(h, snap, holdings))
         consenting = sum((counted[h] for h in yes), Decimal(0))
         left_out = tuple(sorted(h for h in givers if h in excluded))
+        not_holders = tuple(sorted(h for h in givers if h in counted and h not in yes))
         ids = tuple(givers.values()) + tuple(excluded[h] for h in left_out)
         arithmetic = (f"{' + '.join(plain(counted[h]) for h in yes) or '0'} = {money(consenting)}"
                       f" of {money(total)}; more than half: {consenting * 2 > total}")
         if left_out:
             arithmetic += f"; affiliates not counted: {', '.join(left_out)}"
+        if not_holders:
+            arithmetic += (f"; not Holders (no Transfer Restricted Security), not counted: "
+                           f"{', '.join(not_holders)}")
         out[matter] = Consent(matter, consenting, total, tuple(yes), left_out,
                               Basis(CLAUSE, "consent of Holders of more than 50% of the "
                                     "principal of Notes outstanding, affiliates of the Company "
-                                    "not counted", ids, (), arithmetic))
+                                    "not counted", ids, (), arithmetic), not_holders)
     return out

@@ -54,18 +54,17 @@ def deemed_given(notice: Event, acknowledged: Event | None, terms: RegistrationT
 def read_notices(events: Sequence[Event], terms: RegistrationTerms,
                  calendar: BusinessCalendar) -> list[Notice]:
     """Every NoticeSent with the day it is deemed given (the first NoticeAcknowledged
-    naming it, on or after it was sent, answers a telex or fax)."""
-    acks: dict[str, Event] = {}
+    naming it, on or after it was sent, answers a telex or fax; one dated before the
+    notice was sent answers nothing, and a later one still can)."""
+    acks: dict[str, list[Event]] = {}
     for e in events:
         if e.type == "NoticeAcknowledged":
-            acks.setdefault(e.data["notice"], e)
+            acks.setdefault(e.data["notice"], []).append(e)
     out = []
     for e in events:
         if e.type != "NoticeSent":
             continue
-        ack = acks.get(e.id)
-        if ack is not None and ack.date < e.date:
-            ack = None
+        ack = next((a for a in acks.get(e.id, ()) if a.date >= e.date), None)
         day, arithmetic = deemed_given(e, ack, terms, calendar)
         ids = (e.id,) + ((ack.id,) if ack is not None and e.data["method"] in ("telex", "fax")
                          else ())

@@ -29,7 +29,8 @@ Shape (keys SPEC §7 names, and more)::
                     accrued_through, amounts {holder: amount}, total, paid {holder: amount},
                     paid_total, paid_events, status, late, basis {holder: basis}}]
     deadlines: [{obligation, clause, due, status, met_on, late_on, holder, events, basis}]
-    majority: {matter: {consenting, total, share, majority, holders, excluded, basis}}
+    majority: {matter: {consenting, total, share, majority, holders, excluded, not_holders,
+               basis}}
     notices: [{event, to, subject, method, sent_on, deemed_given, basis}]
     problems: [text]
 
@@ -85,7 +86,8 @@ def build(timeline: Timeline, interpretations: Mapping[str, str]) -> dict:
         "majority": {m: {"consenting": money(c.consenting), "total": money(c.total),
                          "share": str(c.share.quantize(SHARE, ROUND_HALF_UP)),
                          "majority": c.majority, "holders": list(c.holders),
-                         "excluded": list(c.excluded), "basis": c.basis.to_json(r.readings)}
+                         "excluded": list(c.excluded), "not_holders": list(c.not_holders),
+                         "basis": c.basis.to_json(r.readings)}
                      for m, c in r.consents.items()},
         "notices": [{"event": n.event, "to": n.to, "subject": n.subject, "method": n.method,
                      "sent_on": iso(n.sent_on), "deemed_given": iso(n.deemed_given),
@@ -152,6 +154,7 @@ def suspensions_json(r: Registration) -> dict[str, Any]:
 def interest_json(r: Registration) -> dict[str, Any]:
     """SPEC §4.4: totals to as_of, episodes, rate segments and payments."""
     by_holder: dict[str, Decimal] = {}
+    behind = Behind(r)
     for pay in r.payments:
         for h, a in pay.amounts.items():
             by_holder[h] = by_holder.get(h, Decimal(0)) + a.amount
@@ -165,8 +168,45 @@ def interest_json(r: Registration) -> dict[str, Any]:
         "episodes": [{"episode": ep.number, "start": iso(ep.start), "end": iso(ep.end),
                       "defaults": list(ep.defaults)} for ep in r.episodes],
         "rate_segments": [segment_json(r, s) for s in r.segments],
-        "payments": [payment_json(r, p) for p in r.payments],
+        "payments": [payment_json(r, p, behind) for p in r.payments],
     }
+
+
+class Behind:
+    """What the accrual in a window ``[lo, hi)`` rests on: the events of the Registration
+    Defaults whose rate segments fall in it, and the interpretations those defaults and
+    segments relied on; cached by window (a thousand Holders share a few windows)."""
+
+    def __init__(self, r: Registration):
+        self.r = r
+        self.cache: dict[tuple[date, date], tuple[tuple[str, ...], tuple[str, ...]]] = {}
+
+    def window(self, lo: date, hi: date) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        found = self.cache.get((lo, hi))
+        if found is None:
+            events: dict[str, None] = {}
+            interps: dict[str, None] = {}
+            for s in self.r.segments:
+                if s.start < hi and lo < s.end:
+                    interps.update(dict.fromkeys(s.interpretations))
+                    for k in s.defaults:
+                        events.update(dict.fromkeys(self.r.defaults[k].events))
+                        interps.update(dict.fromkeys(self.r.defaults[k].interpretations))
+            found = self.cache[(lo, hi)] = (tuple(events), tuple(interps))
+        return found
+
+    def of(self, windows) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        parts = [self.window(lo, hi) for (lo, hi), _ in windows]
+        if len(parts) == 1:
+            return parts[0]
+        return (tuple(dict.fromkeys(i for e, _ in parts for i in e)),
+                tuple(dict.fromkeys(n for _, ns in parts for n in ns)))
+
+
+def segment_interpretations(r: Registration, s: RateSegment) -> tuple[str, ...]:
+    """The segment's own readings and those of the defaults behind it."""
+    return tuple(dict.fromkeys(s.interpretations + tuple(
+        n for k in s.defaults for n in r.defaults[k].interpretations)))
 
 
 def segment_json(r: Registration, s: RateSegment) -> dict[str, Any]:
@@ -178,14 +218,17 @@ def segment_json(r: Registration, s: RateSegment) -> dict[str, Any]:
     return {"start": iso(s.start), "end": iso(s.end), "last_day": iso(s.end - ONE_DAY),
             "rate": rate, "episode": s.episode, "episode_days": [first, last],
             "defaults": list(s.defaults),
-            "basis": Basis(s.clause, s.rule, ids, s.interpretations,
+            "basis": Basis(s.clause, s.rule, ids, segment_interpretations(r, s),
                            f"days {first}-{last} of the rate clock from {s.clock_start}: "
                            f"{rate}% per annum").to_json(r.readings)}
 
 
-def payment_json(r: Registration, pay: Payment) -> dict[str, Any]:
-    """One Interest Payment Date; ``basis`` is ``{holder: basis}``."""
+def payment_json(r: Registration, pay: Payment, behind: Behind | None = None
+                 ) -> dict[str, Any]:
+    """One Interest Payment Date; ``basis`` is ``{holder: basis}``, each naming the events
+    and interpretations of the Registration Defaults behind the Holder's accrual."""
     period = pay.period
+    behind = behind or Behind(r)
     return {
         "payment_date": iso(period.payment_date), "paid_on": iso(period.paid_on),
         "record_date": iso(period.record_date),
@@ -196,6 +239,6 @@ def payment_json(r: Registration, pay: Payment) -> dict[str, Any]:
         "paid": {h: money(v) for h, v in sorted(pay.paid.items())},
         "paid_total": money(sum(pay.paid.values(), Decimal(0))),
         "paid_events": list(pay.paid_events), "status": pay.status, "late": pay.late,
-        "basis": {h: amount_basis(a, r.accrual).to_json(r.readings)
-                  for h, a in pay.amounts.items()},
+        "basis": {h: amount_basis(a, r.accrual, behind.of(a.steps + a.forfeited))
+                  .to_json(r.readings) for h, a in pay.amounts.items()},
     }
