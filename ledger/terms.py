@@ -77,6 +77,7 @@ class RegistrationTerms(_Terms):
     maturity: Day
     conversion_price: Price
     questionnaire_business_days: int = Field(20, gt=0)
+    questionnaire_form_days: int = Field(20, gt=0)
     amendment_business_days: int = Field(10, gt=0)
     amendment_min_principal: MoneyOrZero = Decimal(1_000_000)
     trustee_notice_business_days: int = Field(2, gt=0)
@@ -142,6 +143,8 @@ RRA_CLAUSES = {
     "maturity": "RRA preamble (Notes due 2024)",
     "conversion_price": "RRA §1 Majority of Holders",
     "questionnaire_business_days": "RRA §2(b), §4(d)",
+    "questionnaire_form_days": "RRA §3(a) (last paragraph: the deadline specified in the "
+                               "Questionnaire), Exhibit A",
     "amendment_business_days": "RRA §2(b), §4(d)",
     "amendment_min_principal": "RRA §2(b), §4(d)",
     "trustee_notice_business_days": "RRA §3(b)",
@@ -179,6 +182,7 @@ TEMPLATES: dict[str, dict[str, Any]] = {
             "maturity": "2024-07-15",
             "conversion_price": "15.36",
             "questionnaire_business_days": 20,
+            "questionnaire_form_days": 20,
             "amendment_business_days": 10,
             "amendment_min_principal": "1000000",
             "trustee_notice_business_days": 2,

@@ -59,6 +59,16 @@ REGISTRY: dict[str, Interpretation] = {i.name: i for i in (
         {"entitled": "a holder never asked is entitled",
          "not_entitled": "a holder is entitled only after delivering a Questionnaire"}),
     Interpretation(
+        "questionnaire_deadline", "questionnaire_form", ("section_2b_business_days",),
+        "RRA §3(a), §2(b), Exhibit A",
+        "Which deadline decides a Holder's entitlement to Additional Interest?",
+        {"questionnaire_form": "the deadline specified in the Questionnaire itself (RRA §3(a) "
+                               "'the deadline specified therein'; Exhibit A: 'on or before "
+                               "the 20th date following delivery'): 20 calendar days after "
+                               "the request",
+         "section_2b_business_days": "the Questionnaire Deadline of RRA §2(b): the 20th "
+                                     "Business Day after the written request (SPEC §4.4)"}),
+    Interpretation(
         "window_breach", "usability_default", ("report_only",), "RRA §4(b)(i), §3(a)(iii)",
         "Suspension days beyond 45 (60) in a 90-day window, each period within its limit?",
         {"usability_default": "days past the 45 (60)-in-90 right count as the shelf being "

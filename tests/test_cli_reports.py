@@ -123,7 +123,8 @@ def letter(tmp_path):
 
 SPEC_6 = {"default_date": "last_compliant_day", "rate_after_second_anniversary": "calendar",
           "overlapping_defaults": "episode", "conversion_forfeits": "unpaid",
-          "no_questionnaire_request": "entitled", "window_breach": "usability_default",
+          "no_questionnaire_request": "entitled", "questionnaire_deadline": "questionnaire_form",
+          "window_breach": "usability_default",
           "default_after_effectiveness_period": "ends", "trueup_dividends": "frozen"}
 
 

@@ -114,8 +114,14 @@ def test_example_3_business_days():
     rep = report(objs, "2005-02-01")
     [q] = [o for o in rep["deadlines"] if o["obligation"] == f"Questionnaire from {LEHMAN}"]
     assert (q["due"], q["status"], q["met_on"]) == ("2004-12-10", "met", "2004-12-10")
-    # delivered on the deadline ("prior to or on"): still entitled, example 1's 6666.67
-    assert payment(rep, "2005-01-15")["amounts"] == {LEHMAN: "6666.67"}
+    # delivered on the §2(b) deadline ("prior to or on"). Entitlement (RRA §3(a)) turns on
+    # "the deadline specified therein", i.e. in the Questionnaire (Exhibit A: "on or before
+    # the 20th date following delivery"): 2004-11-10 + 20 days = 2004-11-30, missed, so by
+    # default the Holder is not entitled; under SPEC §4.4's reading (the §2(b) deadline,
+    # 2004-12-10) it is, and gets example 1's 6666.67.
+    assert payment(rep, "2005-01-15")["amounts"] == {LEHMAN: "0.00"}
+    spec = report(objs, "2005-02-01", questionnaire_deadline="section_2b_business_days")
+    assert payment(spec, "2005-01-15")["amounts"] == {LEHMAN: "6666.67"}
     # one Business Day after Fri 2005-01-14 is Tue 2005-01-18 (Mon 01-17 is Martin Luther
     # King Day): a courier notice (RRA §10(E)) is deemed given then
     [notice] = rep["notices"]
@@ -123,4 +129,5 @@ def test_example_3_business_days():
     # a day later is too late: delivered 2004-12-13 the Holder is not entitled
     late = [o if o["type"] != "QuestionnaireDelivered" else
             ev("QuestionnaireDelivered", "2004-12-13", holder=LEHMAN) for o in objs]
-    assert payment(report(late, "2005-02-01"), "2005-01-15")["amounts"] == {LEHMAN: "0.00"}
+    assert payment(report(late, "2005-02-01", questionnaire_deadline="section_2b_business_days"),
+                   "2005-01-15")["amounts"] == {LEHMAN: "0.00"}

@@ -100,7 +100,8 @@ def test_holder_who_missed_its_questionnaire_deadline_is_not_entitled():
     assert pay["amounts"] == {"A": money(Decimal(30_000_000) * RATE_16_DAYS), "B": "0.00"}
     assert pay["amounts"]["A"] == "3333.33"
     assert pay["basis"]["B"]["clause"] == "RRA §3(a) (last paragraph)"
-    assert "2004-08-30" in pay["basis"]["B"]["rule"]
+    # entitlement: the Questionnaire's own deadline (RRA §3(a), Exhibit A), 08-02 + 20 days
+    assert "2004-08-22" in pay["basis"]["B"]["rule"]
 
 
 def test_questionnaire_all_asks_only_holders_of_record_on_its_date():
@@ -151,11 +152,18 @@ def test_a_questionnaire_deadline_after_as_of_has_not_passed_yet():
     objs = rra(*EX1, ev("QuestionnaireRequested", "2004-11-19", holders=[LEHMAN]))
     # 20 Business Days after Fri 2004-11-19 (Thanksgiving 11-25 skipped): 22-24 (3), 26 (4),
     # 29-30 (6), Dec 1-3 (9), 6-10 (14), 13-17 (19), 20 (20) -> 2004-12-20
-    rep = report(objs, "2004-12-15")
+    # (the §2(b) deadline; entitlement read the same way, as SPEC §4.4 does)
+    spec = {"questionnaire_deadline": "section_2b_business_days"}
+    rep = report(objs, "2004-12-15", **spec)
     assert deadline_of(rep, LEHMAN) == ("2004-12-20", "open")
     pay = payment(rep, "2005-01-15")
     assert (pay["status"], pay["amounts"]) == ("accruing", {LEHMAN: "6666.67"})
-    rep = report(objs, "2005-02-01")
+    # the Questionnaire's own deadline (Exhibit A) is 11-19 + 20 days = 2004-12-09, which
+    # had passed by 2004-12-15: not entitled under the default reading
+    assert payment(report(objs, "2004-12-15"), "2005-01-15")["amounts"] == {LEHMAN: "0.00"}
+    # as of the end of 2004-12-08 the form's deadline is still ahead: entitled for now
+    assert payment(report(objs, "2004-12-08"), "2005-01-15")["amounts"] == {LEHMAN: "6666.67"}
+    rep = report(objs, "2005-02-01", **spec)
     assert deadline_of(rep, LEHMAN) == ("2004-12-20", "missed")
     assert payment(rep, "2005-01-15")["amounts"] == {LEHMAN: "0.00"}
 

@@ -144,3 +144,24 @@ def test_default_after_effectiveness_period_continues():
     # continues: [09-12, 10-20) = 30 + 20 - 12 = 38 days at 3.00%
     assert amounts(alt, "2007-01-15") == {LEHMAN: money(P * Decimal("0.03") * 38 / 360)}
     assert amounts(alt, "2007-01-15") == {LEHMAN: "190000.00"}
+
+
+def test_questionnaire_deadline_section_2b_business_days():
+    # requested Wed 2004-11-10, delivered Mon 2004-12-06.
+    # questionnaire_form (RRA §3(a) "the deadline specified therein"; Exhibit A "on or before
+    # the 20th date following delivery"): 2004-11-10 + 20 days = 2004-11-30 -> late, nothing.
+    # section_2b_business_days (SPEC §4.4): 20 Business Days after 2004-11-10 = 2004-12-10
+    # (SPEC §8 example 3) -> on time, entitled to example 1's 60,000,000 × 0.25% × 16/360.
+    objs = EX1 + [ev("QuestionnaireRequested", "2004-11-10", holders=[LEHMAN]),
+                  ev("QuestionnaireDelivered", "2004-12-06", holder=LEHMAN)]
+    base = report(objs, "2005-02-01")
+    alt = report(objs, "2005-02-01", questionnaire_deadline="section_2b_business_days")
+    assert amounts(base, "2005-01-15") == {LEHMAN: "0.00"}
+    assert amounts(alt, "2005-01-15") == {LEHMAN: money(P * Decimal("0.0025") * 16 / 360)}
+    assert "2004-11-30" in payment(base, "2005-01-15")["basis"][LEHMAN]["rule"]
+    assert payment(base, "2005-01-15")["basis"][LEHMAN]["interpretations"][
+        "questionnaire_deadline"] == "questionnaire_form"
+    # the §2(b) obligation itself is the same under both readings: met on 2004-12-06
+    for rep in (base, alt):
+        [q] = [o for o in rep["deadlines"] if o["obligation"] == f"Questionnaire from {LEHMAN}"]
+        assert (q["due"], q["status"]) == ("2004-12-10", "met")

@@ -78,7 +78,8 @@ def compute(timeline: Timeline, interpretations: Mapping[str, str]) -> Registrat
     days = {p.record_date for p in periods} | {as_of} | {
         e.date for e in events if e.type in ("QuestionnaireRequested", "QuestionnaireDelivered")}
     holdings = build_holdings(events, days)
-    quest = read_questionnaires(events, terms, cal, lambda d: holdings.at(d).holders_of_trs())
+    quest = read_questionnaires(events, terms, cal, lambda d: holdings.at(d).holders_of_trs(),
+                                readings["questionnaire_deadline"])
     shelf = read_shelf(events, terms, holdings)
     suspensions, s_problems = read_suspensions(events, terms.suspension_limits)
     found = breaches(suspensions, terms.suspension_limits, as_of)

@@ -7,12 +7,20 @@ therefor by the Company (... the "QUESTIONNAIRE DEADLINE")" and "each Holder may
 the Questionnaire and deliver it to the Company prior to such request". RRA §3(a): "A
 Holder will not be entitled to Additional Interest unless it has provided all
 information requested by the Questionnaire prior to the deadline specified therein."
+The Questionnaire (Exhibit A) specifies its own deadline: "MUST BE RETURNED ... ON OR
+BEFORE THE 20TH DATE FOLLOWING DELIVERY OF THE NOTICE AND QUESTIONNAIRE". So two
+deadlines run from one request: the §2(b) Questionnaire Deadline (Business Days), which
+decides being named in the Prospectus and the late-Questionnaire amendments, and the
+entitlement deadline of §3(a), which interpretation ``questionnaire_deadline`` reads as
+the form's 20 calendar days (the contract's words, the default) or as the §2(b)
+Questionnaire Deadline (SPEC §4.4's reading). The request's date stands for the
+delivery of the form.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from typing import Callable, Mapping, Sequence
 
 from ledger.calendar import BusinessCalendar
@@ -21,13 +29,15 @@ from ledger.terms import RegistrationTerms
 
 CLAUSE = "RRA §2(b), §4(d)"
 ENTITLEMENT_CLAUSE = "RRA §3(a) (last paragraph), §2(b)"
+DEADLINE_READING = ("questionnaire_deadline",)
 
 
 @dataclass(frozen=True)
 class Request:
     event: str
     on: date
-    deadline: date            # the Questionnaire Deadline
+    deadline: date            # the §2(b) Questionnaire Deadline
+    entitlement_deadline: date  # the §3(a) deadline, as interpretation questionnaire_deadline reads it
     holders: tuple[str, ...]  # "all" = every Holder of record at the end of ``on``
     everyone: bool
 
@@ -72,29 +82,31 @@ class Questionnaires:
     def entitlement(self, holder: str, day: date, no_request: str) -> Entitlement:
         """RRA §3(a): is ``holder`` entitled to Additional Interest on ``day`` (a record date)?
 
-        The latest request whose Questionnaire Deadline has passed decides: entitled
-        if the Holder delivered on or before that deadline ("prior to or on", §2(b);
-        a delivery before the request counts, §2(b)). A request whose deadline has not
-        passed does not yet disentitle. A Holder never asked is entitled if it
+        The latest request whose entitlement deadline has passed decides: entitled
+        if the Holder delivered on or before that deadline (Exhibit A "on or before";
+        §2(b) "prior to or on"; a delivery before the request counts, §2(b)). A request
+        whose deadline has not passed does not yet disentitle. A Holder never asked is entitled if it
         delivered anyway; otherwise interpretation ``no_questionnaire_request`` decides.
         """
         if holder not in self.by_holder and holder not in self.deliveries:
             return NEVER_ASKED[no_request]
         asked = [r for r in self.by_holder.get(holder, ()) if r.on <= day]
-        passed = [r for r in asked if r.deadline < day]
+        passed = [r for r in asked if r.entitlement_deadline < day]
         if passed:
             r = passed[-1]
-            d = self.delivered(holder, r.deadline)
+            d = self.delivered(holder, r.entitlement_deadline)
             if d is not None:
                 return Entitlement(True, f"Questionnaire delivered {d.on}, on or before the "
-                                         f"Questionnaire Deadline {r.deadline}",
-                                   (r.event, d.event))
+                                         f"deadline {r.entitlement_deadline}",
+                                   (r.event, d.event), DEADLINE_READING)
             return Entitlement(False, f"Questionnaire requested {r.on}, not delivered by "
-                                      f"the Questionnaire Deadline {r.deadline}", (r.event,))
+                                      f"the deadline {r.entitlement_deadline}", (r.event,),
+                               DEADLINE_READING)
         if asked:
             r = asked[-1]
             return Entitlement(True, f"Questionnaire requested {r.on}; its deadline "
-                                     f"{r.deadline} has not passed", (r.event,))
+                                     f"{r.entitlement_deadline} has not passed", (r.event,),
+                               DEADLINE_READING)
         d = self.delivered(holder, day)
         if d is not None:
             return Entitlement(True, f"Questionnaire delivered {d.on} without a request",
@@ -118,9 +130,12 @@ class Questionnaires:
 
 def read_questionnaires(events: Sequence[Event], terms: RegistrationTerms,
                         calendar: BusinessCalendar,
-                        holders_of_record: Callable[[date], tuple[str, ...]]) -> Questionnaires:
+                        holders_of_record: Callable[[date], tuple[str, ...]],
+                        deadline_reading: str) -> Questionnaires:
     """RRA §2(b), §4(d): deadline = the ``questionnaire_business_days``-th Business Day
-    after the request; ``"all"`` asks every Holder of record at the end of its date."""
+    after the request; ``"all"`` asks every Holder of record at the end of its date.
+    RRA §3(a), Exhibit A: the entitlement deadline is ``questionnaire_form_days``
+    calendar days after the request, or the §2(b) deadline (``deadline_reading``)."""
     requests: list[Request] = []
     deliveries: dict[str, list[Delivery]] = {}
     for e in events:
@@ -128,7 +143,10 @@ def read_questionnaires(events: Sequence[Event], terms: RegistrationTerms,
             everyone = e.data["holders"] == "all"
             holders = holders_of_record(e.date) if everyone else tuple(e.data["holders"])
             deadline = calendar.add_business_days(e.date, terms.questionnaire_business_days)
-            requests.append(Request(e.id, e.date, deadline, tuple(holders), everyone))
+            entitlement = (e.date + timedelta(days=terms.questionnaire_form_days)
+                           if deadline_reading == "questionnaire_form" else deadline)
+            requests.append(Request(e.id, e.date, deadline, entitlement, tuple(holders),
+                                    everyone))
         elif e.type == "QuestionnaireDelivered":
             deliveries.setdefault(e.data["holder"], []).append(
                 Delivery(e.data["holder"], e.date, e.id))

@@ -17,6 +17,7 @@ REGISTRATION_READINGS = (
     "overlapping_defaults",
     "conversion_forfeits",
     "no_questionnaire_request",
+    "questionnaire_deadline",
     "window_breach",
     "default_after_effectiveness_period",
 )
