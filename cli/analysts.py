@@ -1,7 +1,346 @@
-"""Commands for analysts: explain a figure, what-if scenarios, a figure's history."""
+"""Commands for analysts and auditors: explain a figure, a figure's history as recorded,
+what-if scenarios and the saved scenarios. Each wraps one library function
+(``projections.explain.explain``, ``projections.history.history``,
+``projections.whatif.whatif``, ``ledger.scenarios.scenarios``) and prints its result."""
 
 from __future__ import annotations
 
-import click  # noqa: F401
+import json
+from typing import Any
 
-from .main import cli  # noqa: F401
+import click
+
+from .common import console, db_option, guarded, open_ledger, print_json, report_options, today
+from .main import cli
+
+PATHS_HELP = """FIGURE is a path into the report JSON (`report --json`): `.` steps into an
+object (keys match as written, dots and spaces included: `amounts.Lehman Brothers Inc.`;
+or quote one as a JSON string: `majority."waive §4(b)(iii) advice"`); `[N]` takes entry N
+of a list; `[field=value]` the entry whose field is value, `[field^=value]` whose field
+starts with it; selectors in a row narrow the same list. Examples:
+
+\b
+  registration.in_default
+  additional_interest.payments[payment_date=2005-01-15].amounts.Lehman Brothers Inc.
+  additional_interest.by_holder.Lehman Brothers Inc.
+  deadlines[obligation^=notify the Trustee][0].due
+  true_up.holders.Price Family Limited Partners.owed
+  true_up.instruments[instrument=W-PRICE].price
+"""
+
+
+def _figure_error(err: Exception, option: str):
+    from ledger.errors import UsageError
+
+    return UsageError(str(err), field=option)
+
+
+def _read(db: str, deal: str):
+    """The deal's events, read once."""
+    from ledger import reading
+
+    with open_ledger(db) as ledger:
+        return reading.deal_events(ledger, deal)
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def _data_summary(data: dict) -> str:
+    text = ", ".join(f"{k}={_text(v)}" for k, v in data.items() if k != "terms")
+    return text if len(text) <= 90 else text[:87] + "..."
+
+
+# ----------------------------------------------------------------------------- explain
+
+
+def _tree_node(tree, node: dict) -> None:
+    from rich.markup import escape
+
+    if node.get("rule"):
+        tree.add(f"[bold]rule[/bold]: {escape(node['rule'])}")
+    for c in node["clauses"]:
+        tree.add(f"[cyan]{escape(c['clause'])}[/cyan]: {escape(c['statement'])}")
+    for i in node["interpretations"]:
+        default = " (the default)" if i["value"] == i["default"] else " (not the default)"
+        tree.add(f"[magenta]interpretation {escape(i['name'])} = {escape(str(i['value']))}"
+                 f"[/magenta]{default}: {escape(i['reading'] or '')}")
+    if node["events"]:
+        branch = tree.add(f"[bold]events[/bold] ({len(node['events'])})")
+        for e in node["events"]:
+            if e.get("missing"):
+                branch.add(f"{escape(e['id'])} (not in the ledger)")
+                continue
+            source = f"; source: {escape(e['source'])}" if e.get("source") else ""
+            branch.add(f"{e['type']} {e['date']} [dim]seq {e['seq']} {e['id'][:8]}[/dim] "
+                       f"{escape(_data_summary(e['data']))}{source}; recorded "
+                       f"{e['recorded_at'][:19]} by {escape(e['recorded_by'])}")
+    if node.get("arithmetic"):
+        tree.add(f"[bold]arithmetic[/bold]: {escape(node['arithmetic'])}")
+    for ch in node["checks"]:
+        mark = "[green]ok[/green]" if ch["ok"] else "[red]DOES NOT HOLD[/red]"
+        tree.add(f"re-checked: {escape(ch['expression'])} = {ch['computed']} {mark}")
+    for p in node["parts"]:
+        _tree_node(tree.add(f"[bold]{escape(p['title'])}[/bold]"), p)
+    if node.get("parts_omitted"):
+        tree.add(f"[dim]{node['parts_omitted']} part(s) more (raise --depth)[/dim]")
+
+
+def show_explanation(result: dict, out) -> None:
+    from rich.markup import escape
+    from rich.tree import Tree
+
+    known = f", as known at {result['known_at']}" if result["known_at"] else ""
+    root = Tree(f"[bold]{escape(result['figure'])}[/bold] = {escape(_text(result['value']))}"
+                f"  [dim]({escape(str(result['deal']))}, as of {result['as_of']}{known})[/dim]")
+    node = result["explanation"]
+    _tree_node(root.add(f"[bold]{escape(node['title'])}[/bold]"), node)
+    out.print(root)
+    checks = "all hold" if result["arithmetic_checks_ok"] else "SOME DO NOT HOLD"
+    repro = {True: "yes", False: "NO", None: "not applicable"}[result["reproduces_figure"]]
+    out.print(f"arithmetic re-checked: {checks}; ends on the figure: {repro}")
+
+
+@cli.command(epilog=PATHS_HELP)
+@click.argument("deal")
+@click.argument("figure", required=False)
+@click.option("--json", "as_json", is_flag=True, help="The explanation tree as data.")
+@click.option("--depth", type=click.IntRange(0), default=None,
+              help="Keep this many levels of parts (default: all).")
+@click.option("--list", "list_figures", is_flag=True,
+              help="List every figure of the report by its path instead.")
+@report_options
+@guarded
+def explain(deal: str, figure: str | None, as_json: bool, depth: int | None,
+            list_figures: bool, db: str, as_of: str | None, known_at: str | None,
+            interpret: tuple[str, ...]) -> None:
+    """How FIGURE of DEAL's report was computed: rule, clause (with a plain statement),
+    interpretations in force, input events and the arithmetic, re-checked."""
+    from ledger import reading
+    from ledger.errors import UsageError
+    from projections.explain import FigureError, explain as explain_figure, figure_paths
+
+    day = reading.as_of_date(as_of, today())
+    moment = reading.known_at_time(known_at)
+    chosen = reading.interpretation_choices(interpret)
+    if not figure and not list_figures:
+        raise UsageError("give the FIGURE to explain (or --list to see them)", field="FIGURE")
+    events = _read(db, deal)
+    result = reading.deal_report(events, as_of=day, known_at=moment, interpretations=chosen)
+    if list_figures:
+        paths = figure_paths(result)
+        if as_json:
+            print_json(paths)
+        else:
+            for path, value in paths.items():
+                click.echo(f"{path} = {_text(value)}")
+        return
+    try:
+        explained = explain_figure(result, figure, events, depth=depth)
+    except FigureError as err:
+        raise _figure_error(err, "FIGURE") from None
+    if as_json:
+        print_json(explained)
+        return
+    show_explanation(explained, console())
+
+
+# ----------------------------------------------------------------------------- history
+
+
+@cli.command(epilog=PATHS_HELP.replace("FIGURE is", "--figure is"))
+@click.argument("deal")
+@click.option("--figure", "figure", required=True, metavar="PATH",
+              help="The figure to follow (a path into the report JSON; see below).")
+@click.option("--as-of", "as_of", default=None, metavar="YYYY-MM-DD",
+              help="The day the figure is judged on (default: today).")
+@click.option("--interpret", "interpret", multiple=True, metavar="NAME=VALUE",
+              help="Switch a named interpretation; repeatable.")
+@click.option("--json", "as_json", is_flag=True, help="Every change, exactly.")
+@db_option
+@guarded
+def history(deal: str, figure: str, as_of: str | None, interpret: tuple[str, ...],
+            as_json: bool, db: str) -> None:
+    """How one figure of DEAL's report changed as events were recorded: the report is
+    recomputed as known at each recording moment (one batch is one moment; a moment that
+    records only events dated after --as-of is skipped) and each change is listed with
+    the value before and after and the events recorded then."""
+    from ledger import reading
+    from projections.explain import FigureError
+    from projections.history import history as figure_history
+
+    day = reading.as_of_date(as_of, today())
+    chosen = reading.interpretation_choices(interpret)
+    events = _read(db, deal)
+    try:
+        result = figure_history(events, figure, as_of=day, interpretations=chosen)
+    except FigureError as err:
+        raise _figure_error(err, "--figure") from None
+    if as_json:
+        print_json(result)
+        return
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(title=f"{escape(result['figure'])} as of {result['as_of']}: "
+                        f"{len(result['changes'])} change(s) over {result['moments']} recording "
+                        f"moment(s), {result['computed']} recomputed", expand=True)
+    for col, ratio in (("known at", 2), ("before", 2), ("after", 2), ("recorded then", 4)):
+        table.add_column(col, overflow="fold", ratio=ratio)
+    for ch in result["changes"]:
+        shown = [f"{e['type']} {e['date']} {e['id'][:8]}" for e in ch["events"][:4]]
+        if len(ch["events"]) > 4:
+            shown.append(f"... {len(ch['events']) - 4} more")
+        before = "(absent)" if ch["status"] == "appeared" else _text(ch["before"])
+        after = "(absent)" if ch["status"] == "disappeared" else _text(ch["after"])
+        table.add_row(ch["known_at"][:26], escape(before), escape(after),
+                      escape("; ".join(shown)))
+    console().print(table)
+    now = _text(result["value"]) if result["present"] else "(absent)"
+    click.echo(f"now: {now}")
+
+
+# ------------------------------------------------------------------------------ whatif
+
+
+SCENARIO_HELP = """The real ledger is never written. Added events get ids whatif-1, whatif-2
+... and count even with --known-at (which limits the real history); a replacement takes the
+place, seq and recorded time of the event it replaces. EVENT_ID may be a unique prefix of
+at least 6 characters (as `log` shows 8). The baseline is the real history under the
+default interpretations; --interpret switches them in the scenario only.
+
+\b
+--save NAME keeps the scenario (the events themselves, the ids and the interpretations;
+not the file paths) beside the ledger: PATH.scenarios.json for a SQLite ledger PATH, or
+DBNAME.scenarios.json in the current directory for postgresql://.../DBNAME. --scenario
+NAME runs a saved one again (other change options are added to it).
+"""
+
+
+@cli.command(epilog=SCENARIO_HELP)
+@click.argument("deal")
+@click.option("--add", "add", multiple=True, type=click.Path(dir_okay=False, allow_dash=True),
+              metavar="FILE.jsonl", help="Events to add (JSON Lines, as append takes them); "
+                                         "repeatable.")
+@click.option("--drop", "drop", multiple=True, metavar="EVENT_ID",
+              help="An event to leave out; repeatable.")
+@click.option("--replace", "replace", multiple=True, metavar="EVENT_ID=FILE",
+              help="An event to replace by the one event in FILE; repeatable.")
+@click.option("--save", "save_as", default=None, metavar="NAME",
+              help="Keep these changes as scenario NAME.")
+@click.option("--scenario", "scenario", default=None, metavar="NAME",
+              help="Run the saved scenario NAME.")
+@click.option("--json", "as_json", is_flag=True,
+              help="{baseline, scenario, diff, changes} exactly.")
+@report_options
+@guarded
+def whatif(deal: str, add: tuple[str, ...], drop: tuple[str, ...], replace: tuple[str, ...],
+           save_as: str | None, scenario: str | None, as_json: bool, db: str,
+           as_of: str | None, known_at: str | None, interpret: tuple[str, ...]) -> None:
+    """The report of DEAL with events added, dropped or replaced, or interpretations
+    switched, beside the real one: the figures that differ."""
+    from ledger import reading, scenarios
+    from ledger.errors import UsageError
+    from projections.whatif import resolve_changes, whatif as run_whatif
+
+    day = reading.as_of_date(as_of, today())
+    moment = reading.known_at_time(known_at)
+    chosen = reading.interpretation_choices(interpret)
+    changes = scenarios.changes_from_options(add, drop, replace, chosen)
+    path = scenarios.scenarios_path(db)
+    if scenario:
+        changes = scenarios.get(path, scenario, deal).merged(changes)
+    if not changes:
+        raise UsageError("nothing to change: give --add, --drop, --replace, --interpret or "
+                         "--scenario")
+    reading.interpretation_choices(f"{k}={v}" for k, v in changes.interpretations.items())
+    events = _read(db, deal)
+    if moment is not None and not any(e.type == "DealOpened" and e.recorded_at <= moment
+                                      for e in events):
+        raise UsageError(f"the deal was not yet opened in the ledger at {moment.isoformat()}",
+                         field="--known-at")
+    changes = resolve_changes(events, changes)
+    result = run_whatif(events, changes, as_of=day, known_at=moment)
+    note = None
+    if save_as:
+        replaced = scenarios.save(path, save_as, deal, changes)
+        note = f"scenario {save_as!r} {'replaced' if replaced else 'saved'} in {path}"
+    if as_json:
+        print_json(result)
+    else:
+        show_whatif(result, console())
+    if note:
+        click.echo(note, err=as_json)
+
+
+def show_whatif(result: dict, out) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    ch = result["changes"]
+    parts = []
+    if ch["add"]:
+        parts.append(f"{len(ch['add'])} added")
+    if ch["drop"]:
+        parts.append(f"{len(ch['drop'])} dropped")
+    if ch["replace"]:
+        parts.append(f"{len(ch['replace'])} replaced")
+    if ch["interpretations"]:
+        parts.append(", ".join(f"{k}={v}" for k, v in ch["interpretations"].items()))
+    known = f", as known at {result['known_at']}" if result["known_at"] else ""
+    table = Table(title=f"what if ({'; '.join(parts)}): {result['deal']} as of "
+                        f"{result['as_of']}{known}: {len(result['diff'])} figure(s) differ",
+                  expand=True)
+    table.add_column("figure", overflow="fold", ratio=2)
+    for col in ("baseline", "scenario"):
+        table.add_column(col, overflow="fold", ratio=1)
+    for row in result["diff"]:
+        base = "(absent)" if row["change"] == "added" else _brief(row["baseline"])
+        new = "(absent)" if row["change"] == "removed" else _brief(row["scenario"])
+        table.add_row(escape(row["figure"]), escape(base), escape(new))
+    out.print(table)
+
+
+def _brief(value: Any) -> str:
+    """A figure for a table cell; an entry added or removed whole as ``field=value, ...``."""
+    if isinstance(value, dict):
+        text = ", ".join(f"{k}={_text(v)}" for k, v in value.items())
+        return text if len(text) <= 120 else text[:117] + "..."
+    return _text(value)
+
+
+@cli.command("scenarios")
+@click.option("--json", "as_json", is_flag=True)
+@db_option
+@guarded
+def list_scenarios(as_json: bool, db: str) -> None:
+    """List the saved what-if scenarios of the ledger (see `whatif --help`)."""
+    from ledger.scenarios import scenarios, scenarios_path
+
+    path = scenarios_path(db)
+    rows = scenarios(path)
+    if as_json:
+        print_json(rows)
+        return
+    if not rows:
+        click.echo(f"no scenarios saved in {path}")
+        return
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(title=f"{len(rows)} scenario(s) in {escape(str(path))}")
+    for col in ("name", "deal", "saved", "add", "drop", "replace", "interpretations"):
+        table.add_column(col, overflow="fold")
+    for r in rows:
+        table.add_row(escape(r["name"]), escape(str(r["deal"])), (r["saved_at"] or "")[:19],
+                      str(r["add"]), escape(", ".join(r["drop"])),
+                      escape(", ".join(r["replace"])),
+                      escape(", ".join(f"{k}={v}" for k, v in r["interpretations"].items())))
+    console().print(table)

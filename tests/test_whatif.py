@@ -1,0 +1,455 @@
+"""What if: a changed history, or a switched reading, beside the real one, figure by
+figure, without writing the ledger. Every expected amount is worked by hand (30/360
+unless said; SPEC §8)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from datetime import date
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cli.main import cli
+from ledger.errors import UsageError
+from ledger.events import parse_event
+from ledger.scenarios import scenarios_path
+from ledger.store import Ledger
+from projections.interpretations import REGISTRY
+from projections.report import report
+from projections.whatif import Addition, Changes, ScenarioError, resolve_id, whatif
+from tests.support import build, ev, opened
+from tests.test_history import many_events
+
+LEHMAN = "Lehman Brothers Inc."
+P = Decimal(60_000_000)
+PAY_1 = "additional_interest.payments[payment_date=2005-01-15]"
+
+
+def money(x: Decimal) -> str:
+    return str(x.quantize(Decimal("0.01"), ROUND_HALF_UP))
+
+
+def rra(*objs, **terms):
+    return build([opened(**terms), ev("NotesIssued", "2004-06-30", holder=LEHMAN,
+                                      principal="60000000"), *objs])
+
+
+def rows(result) -> dict[str, tuple]:
+    return {r["figure"]: (r["baseline"], r["scenario"]) for r in result["diff"]}
+
+
+def switched(events, as_of: str, **readings):
+    return whatif(events, Changes(interpretations=readings), as_of=date.fromisoformat(as_of))
+
+
+EX1 = [ev("ShelfFiled", "2004-07-13"), ev("ShelfEffective", "2004-11-15")]
+EFFECTIVE = [ev("ShelfFiled", "2004-07-13"), ev("ShelfEffective", "2004-10-01")]
+AMOUNT_1 = f"{PAY_1}.amounts.{LEHMAN}"
+
+# ------------------------------------------------------- one test per interpretation
+
+#: The interpretations a test below switches (SPEC §6 and any added since).
+COVERED = {"default_date", "rate_after_second_anniversary", "overlapping_defaults",
+           "conversion_forfeits", "no_questionnaire_request", "questionnaire_deadline",
+           "window_breach", "default_after_effectiveness_period", "trueup_dividends"}
+
+
+def _reading(name):
+    assert name in COVERED
+    return name
+
+
+def test_default_date():
+    result = switched(rra(*EX1), "2005-02-01", **{_reading("default_date"): "first_breach_day"})
+    # last_compliant_day: accrual 2004-10-29 .. 11-14, 16 days; first_breach_day: from
+    # 2004-10-30, 15 days
+    assert rows(result)[AMOUNT_1] == (money(P * Decimal("0.0025") * 16 / 360),
+                                      money(P * Decimal("0.0025") * 15 / 360)) == (
+        "6666.67", "6250.00")
+    assert rows(result)["registration.defaults[kind=(ii)].default_date"] == (
+        "2004-10-28", "2004-10-29")
+    assert rows(result)["interpretations.default_date"] == ("last_compliant_day",
+                                                            "first_breach_day")
+
+
+def test_rate_after_second_anniversary():
+    events = rra(*EFFECTIVE, ev("ShelfUnusable", "2006-07-03", reason="other"),
+                 ev("ShelfUsable", "2006-08-01", cure="exchange_act_report"))
+    result = switched(events, "2007-02-01", **{
+        _reading("rate_after_second_anniversary"): "first_90_days_always_quarter_point"})
+    # 5 Business Days after Mon 2006-07-03 (07-04 a holiday) is 07-11: accrual from 07-12;
+    # [07-12, 07-15) = 3 days: calendar 3.00% (after the 2nd anniversary) vs 0.25%
+    july = f"additional_interest.payments[payment_date=2006-07-15].amounts.{LEHMAN}"
+    assert rows(result)[july] == (
+        money(P * Decimal("0.03") * 3 / 360), money(P * Decimal("0.0025") * 3 / 360)) == (
+        "15000.00", "1250.00")
+
+
+def test_overlapping_defaults():
+    events = rra(ev("ShelfFiled", "2004-11-30"), ev("ShelfEffective", "2004-12-15"))
+    result = switched(events, "2005-02-01", **{_reading("overlapping_defaults"): "additive"})
+    # episode: 0.25% [07-16, 10-14) 88 days, then 1.00% [10-14, 12-15) 61 days;
+    # additive: 0.25% 88 days, 1.00% 15 days, 1.25% [10-29, 11-30) 31 days, 0.25% 15 days
+    episode = P * (Decimal("0.0025") * 88 + Decimal("0.01") * 61) / 360
+    additive = P * (Decimal("0.0025") * 88 + Decimal("0.01") * 15 + Decimal("0.0125") * 31
+                    + Decimal("0.0025") * 15) / 360
+    assert rows(result)[AMOUNT_1] == (money(episode), money(additive)) == (
+        "138333.33", "132500.00")
+
+
+def test_conversion_forfeits():
+    events = rra(*EX1, ev("NotesConverted", "2004-12-01", holder=LEHMAN, principal="20000000",
+                          shares=1302083))
+    result = switched(events, "2005-02-01", **{_reading("conversion_forfeits"): "future_only"})
+    # unpaid: only the 40,000,000 still held on the record date earn; future_only: the
+    # converted 20,000,000 keep the 16 days accrued before the conversion
+    assert rows(result)[AMOUNT_1] == (
+        money(Decimal(40_000_000) * Decimal("0.0025") * 16 / 360),
+        money(P * Decimal("0.0025") * 16 / 360)) == ("4444.44", "6666.67")
+
+
+def test_no_questionnaire_request():
+    result = switched(rra(*EX1), "2005-02-01",
+                      **{_reading("no_questionnaire_request"): "not_entitled"})
+    assert rows(result)[AMOUNT_1] == (money(P * Decimal("0.0025") * 16 / 360), "0.00")
+
+
+def test_questionnaire_deadline():
+    if "questionnaire_deadline" not in REGISTRY:
+        pytest.skip("no questionnaire_deadline interpretation in this tree")
+    events = rra(*EX1, ev("QuestionnaireRequested", "2004-09-01", holders="all"),
+                 ev("QuestionnaireDelivered", "2004-09-25", holder=LEHMAN))
+    result = switched(events, "2005-02-01",
+                      **{_reading("questionnaire_deadline"): "section_2b_business_days"})
+    # the Questionnaire's own deadline: 20 days after 2004-09-01 = 09-21, delivered 09-25:
+    # late, not entitled. 20 Business Days (Labor Day 09-06 skipped) = 09-30: on time
+    assert rows(result)[AMOUNT_1] == ("0.00", money(P * Decimal("0.0025") * 16 / 360))
+
+
+def test_window_breach():
+    events = rra(*EFFECTIVE,
+                 ev("SuspensionStarted", "2005-03-01", material_transaction=False),
+                 ev("SuspensionEnded", "2005-03-21"),
+                 ev("SuspensionStarted", "2005-04-01", material_transaction=False),
+                 ev("SuspensionEnded", "2005-04-16"),
+                 ev("SuspensionStarted", "2005-05-01", material_transaction=False),
+                 ev("SuspensionEnded", "2005-05-21"))
+    result = switched(events, "2005-08-01", **{_reading("window_breach"): "report_only"})
+    # 20 + 15 + 20 days; the 90-day window ending 2005-05-18 holds 46 > 45: (iii) accrues
+    # [2005-05-19, 2005-05-21), 2 days; report_only: nothing accrues
+    baseline, scenario = rows(result)["additional_interest.payments[payment_date=2005-07-15]"]
+    assert baseline["amounts"] == {LEHMAN: money(P * Decimal("0.0025") * 2 / 360)} == {
+        LEHMAN: "833.33"}
+    assert scenario is None
+    assert rows(result)["registration.defaults[kind=(iii)]"][1] is None
+
+
+def test_default_after_effectiveness_period():
+    events = rra(*EFFECTIVE, ev("ShelfUnusable", "2006-09-01", reason="other"),
+                 ev("ShelfUsable", "2006-10-20", cure="prospectus_supplement"))
+    result = switched(events, "2007-02-01", **{_reading("default_after_effectiveness_period"):
+                                              "continues"})
+    # ends: [2006-09-12, 10-01) = 19 days at 3.00%; continues: [09-12, 10-20) = 38 days
+    january = f"additional_interest.payments[payment_date=2007-01-15].amounts.{LEHMAN}"
+    assert rows(result)[january] == (
+        money(P * Decimal("0.03") * 19 / 360), money(P * Decimal("0.03") * 38 / 360)) == (
+        "95000.00", "190000.00")
+
+
+def test_trueup_dividends():
+    camden = "Camden Partners Strategic Fund II-A, L.P."
+    db = "DB Capital Investors, L.P."
+
+    def e(type_, day, **data):
+        return ev(type_, day, deal="ltr", **data)
+
+    events = build([opened("ltr", "infocrossing-letter-2002"),
+                    e("CapitalizationRecorded", "2002-02-01", common_outstanding=10_000_000),
+                    e("CamdenWarrantsIssued", "2002-02-01", holder=camden, warrants=1_000_000,
+                      exercise_price="1.50"),
+                    e("InstrumentRegistered", "2002-03-01", instrument="P-1", holder=db,
+                      kind="preferred", quantity=1000, stated_value="100.00",
+                      conversion_price="8.00"),
+                    e("PreferredConverted", "2003-01-10", instrument="P-1", fraction="1",
+                      shares_issued=12_500),
+                    e("CamdenWarrantsVested", "2003-06-30", holder=camden, warrants=500_000)])
+    result = switched(events, "2004-01-01", **{_reading("trueup_dividends"): "to_vesting_date"})
+    # B = 500,000 × 1.50 / 8.00 = 93,750; P' = 8.00 × 10,093,750 / 10,500,000 = 7.690476…
+    # → 7.6905; x = 1000 × 100.00 / 7.6905 = 13,003.05… → 13,003; owed 13,003 - 12,500
+    price = (Decimal("8.00") * (10_000_000 + 93_750) / 10_500_000).quantize(
+        Decimal("0.0001"), ROUND_HALF_UP)
+    x = int(Decimal(100_000) / price)
+    assert (price, x) == (Decimal("7.6905"), 13_003)
+    for side in ("baseline", "scenario"):
+        assert result[side]["true_up"]["holders"][db]["owed"] == x - 12_500
+    # the reading adds nothing (no dividend term or event), and the report says so
+    baseline, scenario = rows(result)["true_up.notes"]
+    assert baseline == [] and "to_vesting_date" in scenario[0]
+
+
+def test_every_interpretation_has_a_what_if_test():
+    assert COVERED == set(REGISTRY)
+
+
+# -------------------------------------------------- changed events, through the store
+
+
+def ledger_of(tmp_path: Path, *objs) -> str:
+    url = str(tmp_path / "l.db")
+    with Ledger(url) as ledger:
+        ledger.append([parse_event(o, line=k) for k, o in enumerate(
+            [opened(), ev("NotesIssued", "2004-06-30", holder=LEHMAN, principal="60000000"),
+             *objs], 1)])
+    return url
+
+
+def store_state(url: str):
+    with Ledger(url, create=False) as ledger:
+        head = ledger.head().hash
+    with sqlite3.connect(url) as conn:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        counts = {t: conn.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0] for t in tables}
+    return head, counts
+
+
+def event_id(url: str, type_: str) -> str:
+    with Ledger(url, create=False) as ledger:
+        return next(e.id for e in ledger.deal_events("rra") if e.type == type_)
+
+
+def jsonl(path: Path, *objs) -> str:
+    path.write_text("".join(json.dumps(o) + "\n" for o in objs))
+    return str(path)
+
+
+SUSPENSION = [ev("SuspensionStarted", "2005-03-01", material_transaction=False),
+              ev("SuspensionEnded", "2005-04-20")]
+
+
+def test_an_earlier_effectiveness_removes_exactly_the_default_ii_interest(tmp_path):
+    url = ledger_of(tmp_path, *EX1, *SUSPENSION)
+    before = store_state(url)
+    earlier = jsonl(tmp_path / "eff.jsonl", ev("ShelfEffective", "2004-10-20"))
+    args = ["whatif", "rra", "--replace", f"{event_id(url, 'ShelfEffective')}={earlier}",
+            "--as-of", "2005-08-01", "--db", url, "--json"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert store_state(url) == before          # head hash and every table's row count
+    data = json.loads(result.output)
+    diff = rows(data)
+    # default (ii), 2004-10-29 .. 11-14: 16 days × 0.25% on 60,000,000 = 6,666.67, gone;
+    # (iv)(A) 2005-04-15 .. 04-19 (SPEC §8 example 2): 5 days = 2,083.33, unchanged
+    ii = money(P * Decimal("0.0025") * 16 / 360)
+    iv_a = money(P * Decimal("0.0025") * 5 / 360)
+    assert (ii, iv_a) == ("6666.67", "2083.33")
+    assert diff["registration.defaults[kind=(ii)]"][0]["default_date"] == "2004-10-28"
+    assert diff["registration.defaults[kind=(ii)]"][1] is None
+    assert diff[PAY_1][0]["amounts"] == {LEHMAN: ii} and diff[PAY_1][1] is None
+    assert diff["additional_interest.accrued_to_as_of"] == (
+        str(Decimal(ii) + Decimal(iv_a)), iv_a)
+    assert "additional_interest.payments[payment_date=2005-07-15]" not in diff
+    assert not any(f.startswith("additional_interest.payments[payment_date=2005-07-15]")
+                   for f in diff)
+    assert [d["kind"] for d in data["scenario"]["registration"]["defaults"]] == ["(iv)(A)"]
+    assert data["baseline"] == report(_events(url), as_of=date(2005, 8, 1))
+
+
+def _events(url):
+    with Ledger(url, create=False) as ledger:
+        return ledger.deal_events("rra")
+
+
+def test_the_human_table_lists_figure_baseline_scenario(tmp_path):
+    url = ledger_of(tmp_path, *EX1)
+    result = CliRunner().invoke(cli, ["whatif", "rra", "--interpret",
+                                      "default_date=first_breach_day", "--as-of", "2005-02-01",
+                                      "--db", url], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert "what if (default_date=first_breach_day): rra as of 2005-02-01" in lines[0]
+    assert any(AMOUNT_1 in line and "6666.67" in line and "6250.00" in line for line in lines)
+
+
+def test_drop_a_payment_makes_it_due_again():
+    events = rra(*EX1, ev("AdditionalInterestPaid", "2005-01-18", payment_date="2005-01-15",
+                          holder=LEHMAN, amount="6666.67"))
+    result = whatif(events, Changes(drop=("e5",)), as_of=date(2005, 2, 1))
+    diff = rows(result)
+    assert diff[f"{PAY_1}.status"] == ("paid", "due")
+    assert diff[f"{PAY_1}.paid.{LEHMAN}"] == ("6666.67", None)
+    assert diff["additional_interest.paid_to_as_of"] == ("6666.67", "0.00")
+    assert diff[f"{PAY_1}.paid_total"] == ("6666.67", "0.00")
+
+
+def test_added_events_count_after_the_real_ones_even_with_known_at():
+    events = rra(ev("ShelfFiled", "2004-07-13"))
+    added = Addition(parse_event(ev("ShelfEffective", "2004-11-15"), line=1), "add.jsonl")
+    result = whatif(events, Changes(add=(added,)), as_of=date(2005, 2, 1),
+                    known_at=events[-1].recorded_at)
+    assert result["added_ids"] == {"whatif-1": "add.jsonl"}
+    # the scenario's (ii) is cured 2004-11-15: 16 days; the baseline runs to 2005-01-15
+    assert rows(result)[AMOUNT_1] == (money(P * Decimal("0.0025") * 76 / 360),
+                                      money(P * Decimal("0.0025") * 16 / 360))
+    assert result["scenario"]["known_at"] == result["baseline"]["known_at"] == (
+        "2026-01-01T00:03:00.000000Z")
+    defaults = result["scenario"]["registration"]["defaults"]
+    assert defaults[0]["events"][-1] == "whatif-1"
+
+
+def test_a_drop_that_leaves_a_later_event_breaking_a_rule_is_refused():
+    events = rra(*EX1, *SUSPENSION)
+    with pytest.raises(ScenarioError) as err:
+        whatif(events, Changes(drop=("e4",)), as_of=date(2005, 8, 1))
+    text = str(err.value)
+    assert text.startswith("event e5 (SuspensionStarted of 2005-03-01, seq 5), field 'type': "
+                           "a Suspension Period can only start during the Effectiveness Period")
+    assert text.endswith("[RRA §2(a)(iii), §4(b)(i)]")
+
+
+def test_event_ids_exact_or_a_unique_prefix():
+    by_id = {"abcdef01": None, "abcdef02": None, "12345678": None}
+    assert resolve_id("12345678", by_id, "--drop", "d") == "12345678"
+    assert resolve_id("123456", by_id, "--drop", "d") == "12345678"
+    with pytest.raises(UsageError, match="start of 2 event ids"):
+        resolve_id("abcdef", by_id, "--drop", "d")
+    with pytest.raises(UsageError, match="no event '1234'"):
+        resolve_id("1234", by_id, "--drop", "d")   # too short to be a prefix
+
+
+@pytest.mark.parametrize("args, code, start", [
+    (["--drop", "nosuchevent"], 2, "error: field '--drop': no event 'nosuchevent' in deal rra"),
+    (["--replace", "nosuchevent"], 2,
+     "error: field '--replace': 'nosuchevent' is not EVENT_ID=FILE"),
+    (["--add", "missing.jsonl"], 2, "error: field '--add': cannot read missing.jsonl"),
+    ([], 2, "error: nothing to change"),
+    (["--interpret", "default_date=never"], 2, "error: field '--interpret': interpretation "
+                                               "default_date has no value 'never'"),
+    (["--scenario", "nope"], 2, "error: field '--scenario': no scenario 'nope'"),
+])
+def test_bad_options_are_one_line(tmp_path, monkeypatch, args, code, start):
+    url = ledger_of(tmp_path, *EX1)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["whatif", "rra", "--db", url, *args])
+    assert result.exit_code == code, result.output
+    assert result.output.startswith(start), result.output
+    assert result.output.count("\n") == 1
+
+
+def test_bad_files_name_the_file_line_and_field(tmp_path, monkeypatch):
+    url = ledger_of(tmp_path, *EX1)
+    monkeypatch.chdir(tmp_path)
+    good = json.dumps(ev("TrusteeNotified", "2004-11-01", deal="rra"))
+    cases = [
+        (good + "\n{not json\n", "error: add.jsonl line 2: not valid JSON"),
+        (json.dumps(ev("NotesIssued", "2004-07-01", holder="X", principal="-5")) + "\n",
+         "error: add.jsonl line 1, field 'data.principal': "),
+        (json.dumps(ev("ShelfFiled", "2004-07-20")) + "\n",
+         "error: add.jsonl line 1, field 'type': the Shelf Registration Statement was already "
+         "filed on 2004-07-13"),
+        (good + "\n" + json.dumps(ev("ShelfFiled", "2004-07-20", deal="other")) + "\n",
+         "error: add.jsonl line 2, field 'deal': what-if events must be for deal rra"),
+    ]
+    for text, start in cases:
+        (tmp_path / "add.jsonl").write_text(text)
+        result = CliRunner().invoke(cli, ["whatif", "rra", "--db", url, "--add", "add.jsonl"])
+        assert result.exit_code == 3, result.output
+        assert result.output.startswith(start), result.output
+        assert result.output.count("\n") == 1
+    two = jsonl(tmp_path / "two.jsonl", ev("TrusteeNotified", "2004-11-01"),
+                ev("TrusteeNotified", "2004-11-02"))
+    result = CliRunner().invoke(cli, ["whatif", "rra", "--db", url, "--replace",
+                                      f"{event_id(url, 'ShelfFiled')}={two}"])
+    assert result.exit_code == 2
+    assert "holds 2 events; a replacement is exactly one" in result.output
+
+
+def test_save_list_and_rerun_a_scenario(tmp_path, monkeypatch):
+    url = ledger_of(tmp_path, *EX1)
+    monkeypatch.chdir(tmp_path)
+    add = jsonl(tmp_path / "notice.jsonl", ev("TrusteeNotified", "2004-11-01"))
+    before = store_state(url)
+    runner = CliRunner()
+    first = runner.invoke(cli, ["whatif", "rra", "--db", url, "--add", add, "--interpret",
+                                "default_date=first_breach_day", "--as-of", "2005-02-01",
+                                "--save", "early-notice", "--json"])
+    assert first.exit_code == 0, first.output
+    saved_file = Path(url + ".scenarios.json")
+    assert scenarios_path(url) == saved_file and saved_file.exists()
+    saved = json.loads(saved_file.read_text())["scenarios"]["early-notice"]
+    assert saved["deal"] == "rra" and saved["drop"] == [] and saved["replace"] == {}
+    assert saved["add"] == [{"type": "TrusteeNotified", "deal": "rra", "date": "2004-11-01",
+                             "data": {}}]            # the event itself, not the file path
+    assert saved["interpretations"] == {"default_date": "first_breach_day"}
+    (tmp_path / "notice.jsonl").unlink()             # the scenario no longer needs the file
+    again = runner.invoke(cli, ["whatif", "rra", "--db", url, "--scenario", "early-notice",
+                                "--as-of", "2005-02-01", "--json"])
+    assert again.exit_code == 0, again.output
+    assert json.loads(again.stdout)["diff"] == json.loads(first.stdout)["diff"]
+    assert json.loads(again.stdout)["changes"] == json.loads(first.stdout)["changes"]
+    assert "scenario 'early-notice' saved in" in first.stderr
+    listed = runner.invoke(cli, ["scenarios", "--db", url, "--json"])
+    assert json.loads(listed.output) == [{
+        "name": "early-notice", "deal": "rra", "saved_at": saved["saved_at"], "add": 1,
+        "drop": [], "replace": [], "interpretations": {"default_date": "first_breach_day"}}]
+    human = runner.invoke(cli, ["scenarios", "--db", url], env={"COLUMNS": "200"})
+    assert "early-notice" in human.output and "default_date=first_breach_day" in human.output
+    assert store_state(url) == before
+
+
+def test_scenarios_of_a_postgresql_ledger_are_named_after_the_database(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert scenarios_path("postgresql://ledger@db.example.com:5432/deals") == (
+        tmp_path / "deals.scenarios.json")
+    empty = CliRunner().invoke(cli, ["scenarios", "--db", str(tmp_path / "none.db")])
+    assert empty.exit_code == 0 and empty.output.startswith("no scenarios saved in")
+
+
+def test_whatif_reads_the_store_once(tmp_path, monkeypatch):
+    url = ledger_of(tmp_path, *EX1)
+    calls = []
+    original = Ledger.deal_events
+
+    def counted(self, deal):
+        calls.append(deal)
+        return original(self, deal)
+
+    monkeypatch.setattr(Ledger, "deal_events", counted)
+    result = CliRunner().invoke(cli, ["whatif", "rra", "--db", url, "--interpret",
+                                      "default_date=first_breach_day"])
+    assert result.exit_code == 0, result.output
+    assert calls == ["rra"]
+
+
+def test_whatif_costs_about_two_reports():
+    events = build(many_events(2000))
+    day = date(2024, 7, 1)
+    dropped = next(e.id for e in events if e.type == "NoticeSent")
+
+    def best(fn):
+        spent = []
+        for _ in range(5):
+            start = time.process_time()
+            fn()
+            spent.append(time.process_time() - start)
+        return min(spent)
+
+    one = best(lambda: report(events, as_of=day))
+    both = best(lambda: whatif(events, Changes(drop=(dropped,)), as_of=day))
+    assert both < 3 * one, f"whatif {both:.3f}s vs report {one:.3f}s of CPU"
+
+
+def test_a_saved_scenario_keeps_full_ids_for_the_prefixes_given(tmp_path):
+    url = ledger_of(tmp_path, *EX1, ev("TrusteeNotified", "2004-11-01"))
+    full = event_id(url, "TrusteeNotified")
+    result = CliRunner().invoke(cli, ["whatif", "rra", "--db", url, "--drop", full[:8],
+                                      "--as-of", "2005-02-01", "--save", "no-notice"])
+    assert result.exit_code == 0, result.output
+    # the Trustee notice for (ii) (due 2004-11-01) met on time; dropped: missed
+    assert "notify the Trustee" in result.output and "missed" in result.output
+    saved = json.loads(Path(url + ".scenarios.json").read_text())["scenarios"]["no-notice"]
+    assert saved["drop"] == [full]
