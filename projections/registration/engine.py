@@ -67,7 +67,7 @@ class Registration:
 def compute(timeline: Timeline, interpretations: Mapping[str, str]) -> Registration:
     """All projections of a ``registration_rights`` timeline under ``interpretations``.
     Accrual counts the days through ``as_of`` and stops at maturity, when no Note is
-    outstanding (RRA §1 TRS (B))."""
+    outstanding (RRA §1 Transfer Restricted Securities (B))."""
     if timeline.kind != "registration_rights":
         raise ValueError(f"deal {timeline.deal} is a {timeline.kind} deal")
     readings = in_force(interpretations)

@@ -35,8 +35,8 @@ class Lot:
     holder: str
     principal: Decimal
     issued_on: date
-    trs_until: date | None          # RRA §1 TRS (A): sold under the shelf on this day
-    ended_on: date | None = None    # RRA §1 TRS (B): converted or retired on this day
+    trs_until: date | None          # RRA §1 Transfer Restricted Securities (A): sold under the shelf on this day
+    ended_on: date | None = None    # RRA §1 Transfer Restricted Securities (B): converted or retired on this day
     ended_how: str | None = None    # "converted" or "retired"
     made_at: int = 0                # events applied when the lot was made (1-based)
     children: list["Lot"] = field(default_factory=list)
@@ -170,8 +170,8 @@ class _Book:
 
     def apply(self, e: Event, made_at: int) -> None:
         """One position event. NotesIssued makes a TRS lot; NotesTransferred moves
-        principal, and ``under_shelf`` ends its TRS status on the sale day (RRA §1 TRS
-        (A): "disposed of in accordance with the Shelf Registration Statement");
+        principal, and ``under_shelf`` ends its TRS status on the sale day (RRA §1
+        Transfer Restricted Securities (A): "disposed of in accordance with the Shelf Registration Statement");
         NotesConverted and NotesRetired end it (TRS (B): "ceases to be outstanding
         (whether as a result of redemption, repurchase and cancellation, conversion or
         otherwise)")."""
