@@ -1,13 +1,21 @@
-"""Commands for auditors: read the log, verify the chain."""
+"""Commands for auditors: read the log, verify the chain (or an auditor pack offline),
+export a deal's auditor pack, and materialise the read models as SQL tables."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 
 import click
 
-from .common import console, db_option, guarded, open_ledger
+from ledger.errors import UsageError
+
+from . import common
+from .common import console, db_option, guarded, open_ledger, report_options
 from .main import cli
+
+HEAD_HASH = re.compile(r"[0-9a-f]{64}")
 
 
 def _summary(data: dict) -> str:
@@ -23,16 +31,25 @@ def _summary(data: dict) -> str:
 @guarded
 def log(deal: str | None, event_type: str | None, as_json: bool, db: str) -> None:
     """Show the log in order; retracted events are marked, never hidden."""
-    with open_ledger(db) as ledger:
-        records = [r for r in ledger.records()
-                   if (deal is None or r["deal"] == deal)
-                   and (event_type is None or r["type"] == event_type)]
-        retracted = {r["data"]["event_id"]: r["id"] for r in ledger.records()
-                     if r["type"] == "EventRetracted"}
-    if as_json:
-        for r in records:
-            click.echo(json.dumps(r, ensure_ascii=False, separators=(",", ":")))
+    def wanted(r: dict) -> bool:
+        return (deal is None or r["deal"] == deal) and (event_type is None
+                                                        or r["type"] == event_type)
+
+    if as_json:  # streamed: the log is never held in memory
+        from ledger.pack import log_line
+
+        with open_ledger(db) as ledger:
+            for r in ledger.records():
+                if wanted(r):
+                    click.echo(log_line(r))
         return
+    with open_ledger(db) as ledger:
+        records, retracted = [], {}
+        for r in ledger.records():
+            if r["type"] == "EventRetracted":
+                retracted[r["data"]["event_id"]] = r["id"]
+            if wanted(r):
+                records.append(r)
     from rich.table import Table
 
     table = Table(title=f"{len(records)} event(s)")
@@ -54,7 +71,16 @@ def log(deal: str | None, event_type: str | None, as_json: bool, db: str) -> Non
 @db_option
 @guarded
 def verify(expect: str | None, pack: str | None, db: str) -> None:
-    """Walk the hash chain: exit 0 with the head hash, or 1 naming the first bad seq."""
+    """Walk the hash chain: exit 0 with the head hash, or 1 naming the first bad seq.
+    With --pack, check an auditor pack offline: exit 1 naming the file at fault."""
+    if expect is not None:
+        expect = expect.strip().lower()
+        if not HEAD_HASH.fullmatch(expect):
+            raise UsageError("must be a head hash: 64 hexadecimal characters, as `verify` "
+                             "prints it", field="--expect")
+        if pack:
+            raise UsageError("checks the ledger; a pack's head is in its head.txt, to compare "
+                             "with `verify --expect` on the ledger", field="--expect")
     if pack:
         from ledger.pack import verify_pack
 
@@ -66,3 +92,55 @@ def verify(expect: str | None, pack: str | None, db: str) -> None:
             verdict = verify_chain(ledger, expect)
     click.echo(verdict.line(), err=not verdict.ok)
     raise SystemExit(0 if verdict.ok else 1)
+
+
+@cli.command()
+@click.argument("deal")
+@click.option("--out", required=True, type=click.Path(file_okay=False),
+              help="A new directory for the pack (never written over).")
+@click.option("--json", "as_json", is_flag=True, help="What was written, as JSON.")
+@report_options
+@guarded
+def export(deal: str, out: str, as_json: bool, db: str, as_of: str | None,
+           known_at: str | None, interpret: tuple[str, ...]) -> None:
+    """Write an auditor pack of DEAL to a new directory: its events with their hashes
+    (events.jsonl, chain.json, head.txt), the report (report.json), its schedules as CSV,
+    the interpretations in force, a self-contained index.html with a timeline, and a
+    manifest of SHA-256s. Check it offline with `deal-ledger verify --pack DIR`."""
+    from ledger import pack, reading
+
+    day = reading.as_of_date(as_of, common.today())
+    moment = reading.known_at_time(known_at)
+    chosen = reading.interpretation_choices(interpret)
+    with open_ledger(db) as ledger:
+        result = pack.export(ledger, deal, out, as_of=day, known_at=moment,
+                             interpretations=chosen)
+    if as_json:
+        click.echo(json.dumps(dataclasses.asdict(result)))
+        return
+    click.echo(result.line())
+
+
+@cli.command()
+@click.option("--out", default="views.db", show_default=True, type=click.Path(dir_okay=False),
+              help="The SQLite file of read models to create or bring up to date.")
+@click.option("--rebuild", is_flag=True, help="Empty every table and replay the whole log.")
+@click.option("--as-of", "as_of", default=None, metavar="YYYY-MM-DD",
+              help="The day the schedules are judged on (default: today); another day "
+                   "than last time recomputes every deal.")
+@click.option("--json", "as_json", is_flag=True, help="The run's summary as JSON.")
+@db_option
+@guarded
+def views(out: str, rebuild: bool, as_of: str | None, as_json: bool, db: str) -> None:
+    """Materialise the log and each deal's schedules as SQLite tables for SQL tools:
+    events, deals, defaults, suspension_periods, payments, deadlines, true_ups. Only the
+    notifications after the last run are read; only the deals they touch are recomputed."""
+    from ledger import readmodels, reading
+
+    day = reading.as_of_date(as_of, common.today())
+    with open_ledger(db) as ledger:
+        result = readmodels.views(ledger, out, as_of=day, rebuild=rebuild)
+    if as_json:
+        click.echo(json.dumps(dataclasses.asdict(result)))
+        return
+    click.echo(result.line())

@@ -1,0 +1,449 @@
+"""`deal-ledger views`: the read models as SQLite tables, kept up to date incrementally.
+
+Hand-checked values (SPEC §8 example 1), incremental runs against a clean rebuild, a run
+killed with SIGKILL in the middle of a rebuild, and refusals of bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+import uuid
+from datetime import date, timedelta
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cli.main import cli
+from ledger.demo import AS_OF, RRA, build_demo
+from ledger.events import parse_event
+from ledger.store import Ledger
+from tests.support import ev, opened
+
+TABLES = ("events", "deals", "defaults", "suspension_periods", "payments", "deadlines",
+          "true_ups", "dirty", "meta")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, list(args))
+
+
+def views(db: str, out: Path, *more: str) -> dict:
+    result = run("views", "--db", db, "--out", str(out), "--json", *more)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def rows(out: Path, sql: str, params=()) -> list[dict]:
+    conn = sqlite3.connect(out)
+    conn.row_factory = sqlite3.Row
+    try:
+        return [dict(r) for r in conn.execute(sql, params)]
+    finally:
+        conn.close()
+
+
+def dump(out: Path) -> dict[str, list[tuple]]:
+    """Every read-model table, in a stable order, and the tracked position."""
+    conn = sqlite3.connect(out)
+    try:
+        tables = {t: sorted(conn.execute(f"SELECT * FROM {t}").fetchall(), key=repr)
+                  for t in TABLES}
+        tables["tracking"] = conn.execute(
+            "SELECT * FROM tracking WHERE application_name = 'Ledger'").fetchall()
+        return tables
+    finally:
+        conn.close()
+
+
+def append(db: str, objs) -> None:
+    with Ledger(db) as ledger:
+        ledger.append([parse_event(o) for o in objs])
+
+
+# ------------------------------------------------------- SPEC §8 example 1 by hand
+
+
+@pytest.fixture
+def example_one(sqlite_url):
+    append(sqlite_url, [
+        opened("ex1"),
+        ev("NotesIssued", "2004-06-30", deal="ex1", holder="Lehman Brothers Inc.",
+           principal="60000000"),
+        ev("ShelfFiled", "2004-07-13", deal="ex1"),
+        ev("ShelfEffective", "2004-11-15", deal="ex1")])
+    return sqlite_url
+
+
+def test_tables_hold_the_hand_worked_values_of_example_one(example_one, tmp_path):
+    out = tmp_path / "views.db"
+    summary = views(example_one, out, "--as-of", "2005-06-30")
+    assert (summary["events"], summary["deals"], summary["seq"]) == (4, 1, 4)
+    pay = rows(out, "SELECT * FROM payments WHERE deal = 'ex1' ORDER BY n")
+    # 60,000,000 x 0.0025 x 16/360 = 6,666.67, for 2004-06-30..2005-01-15, paid on the
+    # next Business Day after Sat Jan 15 and MLK Day Jan 17, to the holder of record Jan 1
+    assert {k: pay[0][k] for k in ("payment_date", "paid_on", "record_date", "period_start",
+                                   "period_end", "holder", "amount", "amount_cents", "paid",
+                                   "status")} == {
+        "payment_date": "2005-01-15", "paid_on": "2005-01-18", "record_date": "2005-01-01",
+        "period_start": "2004-06-30", "period_end": "2005-01-15",
+        "holder": "Lehman Brothers Inc.", "amount": "6666.67", "amount_cents": 666667,
+        "paid": "0.00", "status": "due"}
+    assert len(pay) == 1  # 2005-07-15 has no default days, so no Holder has an amount
+    defaults = rows(out, "SELECT clause, default_date, accrual_from, accrual_until, cured_on "
+                         "FROM defaults")
+    assert defaults == [{"clause": "RRA §3(a)(ii)", "default_date": "2004-10-28",
+                         "accrual_from": "2004-10-29", "accrual_until": "2004-11-15",
+                         "cured_on": "2004-11-15"}]
+    filing = rows(out, "SELECT due, status, met_on FROM deadlines WHERE clause = "
+                       "'RRA §2(a)(i)'")
+    assert filing == [{"due": "2004-07-15", "status": "met", "met_on": "2004-07-13"}]
+    deal = rows(out, "SELECT * FROM deals")[0]
+    assert (deal["kind"], deal["opened_on"], deal["events"], deal["in_default"],
+            deal["accrued_to_as_of"], deal["as_of"]) == (
+        "registration_rights", "2004-06-30", 4, 0, "6666.67", "2005-06-30")
+    events = rows(out, "SELECT seq, type, data, retracted FROM events ORDER BY seq")
+    assert [e["type"] for e in events] == ["DealOpened", "NotesIssued", "ShelfFiled",
+                                           "ShelfEffective"]
+    assert json.loads(events[1]["data"]) == {"holder": "Lehman Brothers Inc.",
+                                             "principal": "60000000"}
+    assert {e["retracted"] for e in events} == {0}
+    assert rows(out, "SELECT count(*) AS n FROM true_ups") == [{"n": 0}]
+
+
+def test_a_retraction_flags_its_target_and_changes_the_schedules(example_one, tmp_path):
+    out = tmp_path / "views.db"
+    views(example_one, out, "--as-of", "2005-06-30")
+    effective = rows(out, "SELECT id FROM events WHERE type = 'ShelfEffective'")[0]["id"]
+    result = run("retract", effective, "--reason", "entered in error", "--db", example_one)
+    assert result.exit_code == 0, result.output
+    summary = views(example_one, out, "--as-of", "2005-06-30")
+    assert (summary["events"], summary["deals"]) == (1, 1)
+    flags = rows(out, "SELECT type, retracted FROM events ORDER BY seq")
+    assert [(f["type"], f["retracted"]) for f in flags] == [
+        ("DealOpened", 0), ("NotesIssued", 0), ("ShelfFiled", 0), ("ShelfEffective", 1),
+        ("EventRetracted", 0)]
+    # never declared effective: default (ii) runs on from 2004-10-29, uncured
+    assert rows(out, "SELECT accrual_from, cured_on FROM defaults") == [
+        {"accrual_from": "2004-10-29", "cured_on": None}]
+
+
+def test_true_ups_hold_the_hand_worked_values_of_one_exercise(sqlite_url, tmp_path):
+    letter, camden = "letter", "Camden Partners Strategic Fund II-A, L.P."
+    append(sqlite_url, [
+        opened(letter, "infocrossing-letter-2002"),
+        ev("CapitalizationRecorded", "2002-02-01", deal=letter, common_outstanding=6000000),
+        ev("InstrumentRegistered", "2002-02-01", deal=letter, instrument="W-1",
+           holder="DB Capital Investors, L.P.", kind="warrant", shares=100000,
+           exercise_price="4.00"),
+        ev("CamdenWarrantsIssued", "2002-02-01", deal=letter, holder=camden, warrants=150000,
+           exercise_price="2.00"),
+        ev("WarrantsExercised", "2003-03-03", deal=letter, instrument="W-1", fraction="1",
+           shares_issued=100000),
+        ev("CamdenWarrantsVested", "2003-09-30", deal=letter, holder=camden,
+           warrants=150000)])
+    out = tmp_path / "views.db"
+    views(sqlite_url, out, "--as-of", "2005-01-01")
+    # P' = 4.00 x (6,000,000 + 150,000 x 2.00 / 4.00) / (6,000,000 + 150,000)
+    #    = 3.95121... -> 3.9512; x = 100,000 x 4.00 / 3.9512 = 101,235.07 -> 101,235
+    assert rows(out, "SELECT instrument, date, eligible, shares_issued, entitled, owed, "
+                     "issued, outstanding FROM true_ups") == [
+        {"instrument": "W-1", "date": "2003-03-03", "eligible": 1, "shares_issued": 100000,
+         "entitled": 101235, "owed": 1235, "issued": 0, "outstanding": 1235}]
+    assert rows(out, "SELECT kind, true_up_owed, true_up_outstanding FROM deals") == [
+        {"kind": "antidilution_deferral", "true_up_owed": 1235, "true_up_outstanding": 1235}]
+    assert rows(out, "SELECT count(*) AS n FROM payments") == [{"n": 0}]
+
+
+def test_the_log_is_read_page_by_page(tmp_path, monkeypatch):
+    """Never the whole log at once: every read of the notification log asks for at most
+    one page, from the position reached."""
+    from eventsourcing.sqlite import SQLiteApplicationRecorder
+
+    from ledger import readmodels
+
+    db = str(tmp_path / "demo.db")
+    build_demo(db)
+    calls = []
+    original = SQLiteApplicationRecorder.select_notifications
+
+    def spy(self, start, limit, *args, **kwargs):
+        calls.append((start, limit))
+        return original(self, start, limit, *args, **kwargs)
+
+    monkeypatch.setattr(SQLiteApplicationRecorder, "select_notifications", spy)
+    with Ledger(db, create=False) as ledger:
+        run_ = readmodels.views(ledger, str(tmp_path / "v.db"), as_of=date(2007, 12, 31),
+                                page=10)
+    assert run_.events == 56
+    pages = [c for c in calls if c[1] == 10]
+    # 56 events in 6 pages, and one more read past them (to the chain head's row) that
+    # finds none
+    assert len(pages) == 7 and all(limit <= 10 for _, limit in calls)
+    assert [start for start, _ in pages] == sorted(start for start, _ in pages)
+
+
+# -------------------------------------------------------------- incremental = rebuild
+
+
+def test_a_second_run_reads_only_the_new_events_and_matches_a_rebuild(store_url, tmp_path):
+    build_demo(store_url)
+    out, fresh = tmp_path / "views.db", tmp_path / "fresh.db"
+    first = views(store_url, out, "--as-of", AS_OF)
+    assert (first["events"], first["deals"], first["seq"]) == (56, 2, 56)
+    append(store_url, [
+        ev("SuspensionStarted", "2006-01-10", deal=RRA, material_transaction=False),
+        ev("SuspensionEnded", "2006-03-10", deal=RRA),
+        ev("HoldersAdvised", "2006-01-11", deal=RRA)])
+    second = views(store_url, out, "--as-of", AS_OF)
+    assert (second["events"], second["deals"], second["seq"]) == (3, 1, 59)
+    assert second["position"] > first["position"]
+    third = views(store_url, out, "--as-of", AS_OF)
+    assert (third["events"], third["deals"]) == (0, 0)
+    views(store_url, fresh, "--as-of", AS_OF, "--rebuild")
+    assert dump(out) == dump(fresh)
+    # the 59-day suspension from 2006-01-10 passes its 45th day on 2006-02-23
+    assert {"start": "2006-01-10", "end": "2006-03-10", "days": 59} in rows(
+        out, "SELECT start, \"end\", days FROM suspension_periods")
+    # rebuilding in place gives the same tables again
+    again = views(store_url, out, "--as-of", AS_OF, "--rebuild")
+    assert (again["events"], again["deals"], again["rebuilt"]) == (59, 2, True)
+    assert dump(out) == dump(fresh)
+
+
+def test_events_dated_after_the_as_of_move_counts_not_schedules(tmp_path):
+    """The report as of a day ignores later-dated events (retractions aside): they are
+    streamed and counted, and no deal is recomputed; the tables still equal a rebuild."""
+    db = str(tmp_path / "demo.db")
+    build_demo(db)
+    out, fresh = tmp_path / "views.db", tmp_path / "fresh.db"
+    views(db, out, "--as-of", AS_OF)
+    append(db, [
+        ev("NoticeSent", "2008-03-01", deal=RRA, to="Trustee", subject="late", method="mail"),
+        ev("HoldersAdvised", "2008-03-02", deal=RRA),
+        ev("AdditionalInterestPaid", "2008-03-03", deal=RRA, payment_date="2005-07-15",
+           holder="Illustrative Fund A", amount="1527.78")])
+    later = views(db, out, "--as-of", AS_OF)
+    assert (later["events"], later["deals"]) == (3, 0)
+    assert rows(out, "SELECT events, last_seq FROM deals WHERE deal = ?", (RRA,)) == [
+        {"events": 33, "last_seq": 59}]
+    views(db, fresh, "--as-of", AS_OF)
+    assert dump(out) == dump(fresh)
+    # a retraction counts whatever its date
+    advised = rows(out, "SELECT id FROM events WHERE type = 'HoldersAdvised' AND "
+                        "date = '2004-07-22'")[0]["id"]
+    result = run("retract", advised, "--reason", "wrong day", "--date", "2008-04-01",
+                 "--db", db)
+    assert result.exit_code == 0, result.output
+    retracted = views(db, out, "--as-of", AS_OF)
+    assert (retracted["events"], retracted["deals"]) == (1, 1)
+    views(db, fresh, "--as-of", AS_OF, "--rebuild")
+    assert dump(out) == dump(fresh)
+    # without the 2004-07-22 advice, the advice due 2004-07-27 (RRA §4(b)(iii)) was missed
+    assert rows(out, "SELECT due, status FROM deadlines WHERE deal = ? AND obligation LIKE "
+                     "'advise the selling Holders: the Prospectus was filed%'", (RRA,)) == [
+        {"due": "2004-07-27", "status": "missed"}]
+
+
+def test_another_as_of_recomputes_every_deal_without_rereading(tmp_path):
+    db = str(tmp_path / "demo.db")
+    build_demo(db)
+    out, fresh = tmp_path / "views.db", tmp_path / "fresh.db"
+    views(db, out, "--as-of", "2005-01-01")
+    before = rows(out, "SELECT count(*) AS n FROM payments")[0]["n"]
+    summary = views(db, out, "--as-of", AS_OF)
+    assert (summary["events"], summary["deals"]) == (0, 2)
+    assert rows(out, "SELECT value FROM meta WHERE key = 'as_of'") == [{"value": AS_OF}]
+    assert rows(out, "SELECT count(*) AS n FROM payments")[0]["n"] > before
+    views(db, fresh, "--as-of", AS_OF)
+    assert dump(out) == dump(fresh)
+
+
+# ------------------------------------------------------------- killed mid-rebuild
+
+
+def synthetic(deals: int, per_deal: int) -> list[dict]:
+    """``deals`` valid RRA deals of ``per_deal`` events, interleaved 50 at a time."""
+    holders = ["Holder A", "Holder B", "Holder C", "Holder D"]
+    streams = []
+    for d in range(deals):
+        deal = f"deal-{d:03d}"
+        objs = [opened(deal)] + [ev("NotesIssued", "2004-06-30", deal=deal, holder=h,
+                                    principal="15000000") for h in holders]
+        objs += [ev("ShelfFiled", "2004-07-13", deal=deal),
+                 ev("ShelfEffective", "2004-11-15", deal=deal)]
+        k = 0
+        while len(objs) < per_deal:
+            day = (date(2004, 11, 16) + timedelta(days=k // 3)).isoformat()
+            kind = k % 5
+            if kind == 0:
+                objs.append(ev("NoticeSent", day, deal=deal, to="Trustee",
+                               subject=f"notice {k}", method="hand"))
+            elif kind == 1:
+                objs.append(ev("NotesTransferred", day, deal=deal, from_holder=holders[k % 4],
+                               to_holder=holders[(k + 1) % 4], principal="1000"))
+            elif kind == 2:
+                objs.append(ev("ConsentGiven", day, deal=deal, holder=holders[k % 4],
+                               matter=f"matter {k % 3}"))
+            elif kind == 3:
+                objs.append(ev("TrusteeNotified", day, deal=deal))
+            else:
+                objs.append(ev("HoldersAdvised", day, deal=deal))
+            k += 1
+        streams.append(objs)
+    out = []
+    for start in range(0, per_deal, 50):
+        for s in streams:
+            out.extend(s[start:start + 50])
+    return out
+
+
+@pytest.fixture(scope="module")
+def big_ledger(tmp_path_factory) -> str:
+    """20 deals x 1,000 events = 20,000 events."""
+    db = str(tmp_path_factory.mktemp("big") / "ledger.db")
+    objs = synthetic(20, 1000)
+    with Ledger(db) as ledger:
+        for start in range(0, len(objs), 2000):
+            ledger.append([parse_event(o) for o in objs[start:start + 2000]])
+    return db
+
+
+REBUILD = """
+import sys
+from datetime import date
+from ledger.store import Ledger
+from ledger.readmodels import views
+with Ledger(sys.argv[1], create=False) as ledger:
+    views(ledger, sys.argv[2], as_of=date(2006, 1, 1), rebuild=True, page=250,
+            deals_per_commit=1)
+"""
+
+
+def progress(out: Path) -> tuple[int, int, int, int]:
+    """(events streamed, tracked position, deals recomputed, deals waiting) as committed
+    so far."""
+    try:
+        conn = sqlite3.connect(f"file:{out}?mode=ro", uri=True, timeout=1)
+        try:
+            tracked = conn.execute("SELECT notification_id FROM tracking WHERE "
+                                   "application_name = 'Ledger'").fetchone()
+            done = conn.execute("SELECT count(*) FROM deals").fetchone()[0]
+            waiting = conn.execute("SELECT count(*) FROM dirty").fetchone()[0]
+            streamed = conn.execute("SELECT count(*) FROM events").fetchone()[0]
+            return streamed, (tracked[0] if tracked else 0), done, waiting
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return 0, 0, 0, 0
+
+
+def kill_during(db: str, out: Path, phase: str) -> tuple[int, int, int, int]:
+    """Start a rebuild in a subprocess and SIGKILL it once it is part way through
+    ``phase`` ("streaming": some pages committed, not all; "recomputing": some deals
+    recomputed, some not). Returns the progress it was killed at."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-c", REBUILD, db, str(out)], cwd=ROOT, env=env)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            streamed, tracked, done, waiting = progress(out)
+            streaming = 0 < tracked and streamed < 20000
+            recomputing = done > 0 and waiting > 0
+            if (phase == "streaming" and streaming) or (phase == "recomputing" and recomputing):
+                proc.send_signal(signal.SIGKILL)
+                proc.wait()
+                return progress(out)
+            if proc.poll() is not None:
+                pytest.fail(f"the rebuild ended before it could be killed while {phase}")
+            time.sleep(0.002)
+        pytest.fail("the rebuild did not get going")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.mark.parametrize("phase", ["streaming", "recomputing"])
+def test_a_rebuild_killed_midway_then_a_normal_run_matches_a_clean_rebuild(
+        big_ledger, tmp_path, phase):
+    out, clean = tmp_path / "views.db", tmp_path / "clean.db"
+    views(big_ledger, clean, "--as-of", "2006-01-01", "--rebuild")
+    assert rows(clean, "SELECT count(*) AS n FROM events") == [{"n": 20000}]
+    streamed, tracked, done, waiting = kill_during(big_ledger, out, phase)
+    if phase == "streaming":
+        assert 0 < streamed < 20000 and 0 < tracked and done == 0
+    else:
+        assert 0 < done < 20 and waiting > 0
+    resumed = views(big_ledger, out, "--as-of", "2006-01-01")
+    if phase == "recomputing":
+        assert resumed["events"] == 0 and resumed["deals"] == waiting
+    else:
+        assert resumed["events"] == 20000 - streamed and resumed["deals"] == 20
+    assert dump(out) == dump(clean)
+
+
+def test_views_after_a_thousand_new_events_is_quick(big_ledger, tmp_path):
+    db = str(tmp_path / "ledger.db")
+    shutil.copy(big_ledger, db)
+    out = tmp_path / "views.db"
+    views(db, out, "--as-of", "2006-01-01")
+    more = [ev("NoticeSent", "2005-12-01", deal="deal-007", to="Trustee",
+               subject=f"late notice {i}", method="mail") for i in range(1000)]
+    append(db, more)
+    started = time.process_time()
+    summary = views(db, out, "--as-of", "2006-01-01")
+    spent = time.process_time() - started
+    assert (summary["events"], summary["deals"], summary["seq"]) == (1000, 1, 21000)
+    assert spent < 2.0, f"{spent:.2f} s of CPU"
+
+
+# ------------------------------------------------------------------------ bad input
+
+
+def test_bad_input_is_one_line_naming_the_field(example_one, tmp_path):
+    stranger = tmp_path / "stranger.db"
+    conn = sqlite3.connect(stranger)
+    conn.execute("CREATE TABLE notes (x)")
+    conn.commit()
+    conn.close()
+    cases = [
+        (("--out", example_one), "--out"),
+        (("--out", str(stranger)), "--out"),
+        (("--out", str(tmp_path / "no" / "such" / "views.db")), "--out"),
+        (("--out", str(tmp_path / "v.db"), "--as-of", "2005-13-01"), "--as-of"),
+    ]
+    for args, field in cases:
+        result = run("views", "--db", example_one, *args)
+        assert result.exit_code == 2, (args, result.output)
+        assert f"field '{field}'" in result.output, result.output
+        assert len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output
+    assert rows(stranger, "SELECT name FROM sqlite_master") == [{"name": "notes"}]
+
+
+def test_views_of_another_ledger_are_refused_until_rebuilt(example_one, tmp_path):
+    out = tmp_path / "views.db"
+    views(example_one, out, "--as-of", "2005-06-30")
+    other = str(tmp_path / f"other-{uuid.uuid4().hex[:6]}.db")
+    build_demo(other)
+    result = run("views", "--db", other, "--out", str(out), "--as-of", "2005-06-30")
+    assert result.exit_code == 2
+    assert "field '--out'" in result.output and "--rebuild" in result.output
+    summary = views(other, out, "--as-of", "2005-06-30", "--rebuild")
+    assert (summary["events"], summary["deals"]) == (56, 2)
+    assert rows(out, "SELECT count(*) AS n FROM deals WHERE deal = 'ex1'") == [{"n": 0}]
+
+
+def test_summary_line_for_people(example_one, tmp_path):
+    out = tmp_path / "views.db"
+    result = run("views", "--db", example_one, "--out", str(out), "--as-of", "2005-06-30")
+    assert result.exit_code == 0
+    assert result.output.strip() == (f"{out}: 4 event(s) processed, 1 deal(s) recomputed, "
+                                     "position 4 (seq 4), as of 2005-06-30")
