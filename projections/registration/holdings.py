@@ -17,6 +17,8 @@ earliest issued first.
 from __future__ import annotations
 
 from bisect import bisect_left
+from heapq import heappop, heappush
+from operator import attrgetter
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
@@ -49,26 +51,36 @@ class Lot:
         self.converted_on = self.ended_on if self.ended_how == "converted" else None
 
 
+_PRINCIPAL = attrgetter("principal")
+
+
 @dataclass(frozen=True)
 class Snapshot:
-    """What each Holder held at the end of day ``on`` (after ``mark`` events)."""
+    """What each Holder held at the end of day ``on`` (after ``mark`` events): per Holder
+    its lots and, in the same order, each lot's principal then (kept as two tuples, copied
+    at C speed, and paired only when read: a deal with thousands of transfers has
+    thousands of lots at each record date)."""
 
     on: date
     mark: int
-    lots: Mapping[str, tuple[tuple[Lot, Decimal], ...]]
+    held: Mapping[str, tuple[tuple[Lot, ...], tuple[Decimal, ...]]]
+
+    @property
+    def lots(self) -> dict[str, tuple[tuple[Lot, Decimal], ...]]:
+        return {h: tuple(zip(lots, amounts)) for h, (lots, amounts) in self.held.items()}
 
     def notes(self, holder: str) -> Decimal:
         """Principal of Notes outstanding held (Transfer Restricted or not)."""
-        return sum((p for _, p in self.lots.get(holder, ())), Decimal(0))
+        return sum(self.held.get(holder, ((), ()))[1], Decimal(0))
 
     def trs(self, holder: str) -> Decimal:
         """Principal of Notes held that are still Transfer Restricted Securities."""
-        return sum((p for lot, p in self.lots.get(holder, ()) if lot.trs_until is None),
-                   Decimal(0))
+        lots, amounts = self.held.get(holder, ((), ()))
+        return sum((p for lot, p in zip(lots, amounts) if lot.trs_until is None), Decimal(0))
 
     def holders_of_trs(self) -> tuple[str, ...]:
         """RRA §1 "Holder": a Person who owns Transfer Restricted Securities."""
-        return tuple(sorted(h for h in self.lots if self.trs(h) > 0))
+        return tuple(sorted(h for h in self.held if self.trs(h) > 0))
 
 
 @dataclass(frozen=True)
@@ -124,6 +136,9 @@ class _Book:
 
     def __init__(self) -> None:
         self.held: dict[str, dict[int, Lot]] = {}
+        # per Holder, its lots in the order ``take`` draws on them: a heap keyed by
+        # (sold under the shelf?, issued_on, id); emptied lots are dropped when reached
+        self.queue: dict[str, list[tuple[bool, date, int, Lot]]] = {}
         self.next_id = 1
         self.trs_total = Decimal(0)
         self.shares_total = 0
@@ -141,17 +156,20 @@ class _Book:
 
     def hold(self, lot: Lot) -> None:
         self.held.setdefault(lot.holder, {})[lot.id] = lot
+        heappush(self.queue.setdefault(lot.holder, []),
+                 (lot.trs_until is not None, lot.issued_on, lot.id, lot))
         if lot.trs_until is None:
             self.trs_total += lot.principal
 
     def take(self, holder: str, amount: Decimal, e: Event) -> list[tuple[Lot, Decimal]]:
         """Split ``amount`` off ``holder``'s lots, TRS first, earliest issued first."""
-        lots = sorted(self.held.get(holder, {}).values(),
-                      key=lambda lot: (lot.trs_until is not None, lot.issued_on, lot.id))
+        queue = self.queue.get(holder, [])
         taken, left = [], amount
-        for lot in lots:
-            if left <= 0:
-                break
+        while left > 0 and queue:
+            lot = queue[0][3]
+            if lot.principal == 0:   # emptied earlier
+                heappop(queue)
+                continue
             part = min(left, lot.principal)
             lot.principal -= part
             left -= part
@@ -159,6 +177,7 @@ class _Book:
                 self.trs_total -= part
             if lot.principal == 0:
                 del self.held[holder][lot.id]
+                heappop(queue)
             taken.append((lot, part))
         if left > 0:
             self.problems.append(f"{e.type} {e.id}: {holder} holds {amount - left} of the "
@@ -205,10 +224,13 @@ class _Book:
     def snapshot(self, day: date, mark: int, last: Snapshot | None) -> Snapshot:
         """The Holders now; the previous snapshot's table when nothing moved since."""
         if last is not None and last.mark == mark:
-            return Snapshot(day, mark, last.lots)
-        return Snapshot(day, mark, {
-            h: tuple((lot, lot.principal) for lot in lots.values())
-            for h, lots in self.held.items() if lots})
+            return Snapshot(day, mark, last.held)
+        held = {}
+        for h, lots in self.held.items():
+            if lots:
+                now = tuple(lots.values())
+                held[h] = (now, tuple(map(_PRINCIPAL, now)))
+        return Snapshot(day, mark, held)
 
 
 def build_holdings(events: Sequence[Event], snapshot_days: Iterable[date]) -> Holdings:

@@ -141,9 +141,9 @@ def claims(period: InterestPeriod, holdings: Holdings,
     period before the record date."""
     snap = holdings.at(period.record_date)
     out: dict[str, list[tuple[Decimal, Lot, bool]]] = {}
-    for holder, held in snap.lots.items():
+    for holder, (held, _) in snap.held.items():
         rows = out.setdefault(holder, [])
-        for lot, _ in held:
+        for lot in held:
             for q, leaf in fates(lot, snap.mark):
                 lost = (forfeits == "unpaid" and leaf.converted_on is not None
                         and leaf.converted_on < period.paid_on)
@@ -166,6 +166,8 @@ def holder_amounts(period: InterestPeriod, cutoff: date, accrual: Accrual,
     judged_on = min(period.record_date, cutoff)   # a deadline after as_of has not passed
     factor = accrual.factor
     out: dict[str, HolderAmount] = {}
+    if last_day <= period.start or factor(period.start, last_day)[0] is None:
+        return out  # no day of this period accrues: nobody is owed anything for it
     for holder, rows in sorted(claims(period, holdings, forfeits).items()):
         live: dict[tuple[date, date], Decimal] = {}
         lost: dict[tuple[date, date], Decimal] = {}
