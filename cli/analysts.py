@@ -267,7 +267,7 @@ def whatif(deal: str, add: tuple[str, ...], drop: tuple[str, ...], replace: tupl
         raise UsageError(f"the deal was not yet opened in the ledger at {moment.isoformat()}",
                          field="--known-at")
     changes = resolve_changes(events, changes)
-    result = run_whatif(events, changes, as_of=day, known_at=moment)
+    result = run_whatif(events, changes, as_of=day, known_at=moment, bases=as_json)
     note = None
     if save_as:
         replaced = scenarios.save(path, save_as, deal, changes)

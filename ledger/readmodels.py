@@ -560,7 +560,7 @@ def _deal_rows(models: ReadModels, deal: str, as_of: date, last_seq: int):
     retracted = retracted_ids(events)
     seqs = [e.seq for e in events if e.id in retracted]
     try:
-        rep = report(events, as_of=as_of)
+        rep = report(events, as_of=as_of, bases=False)  # tables hold figures, not bases
     except (LedgerError, ValueError, ArithmeticError, KeyError, TypeError) as err:
         text = " ".join(f"{type(err).__name__}: {err}".split())[:300]
         return deal, {}, deal_row(None, records, len(seqs), as_of, error=text), seqs

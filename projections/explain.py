@@ -501,9 +501,26 @@ MAP_KEYS = frozenset({"by_holder", "amounts", "paid", "basis", "majority", "hold
                       "interpretations", "inputs"})
 
 
-def quote_key(key: str, siblings: Iterable[str]) -> str:
-    if (key == "" or any(c in key for c in '[]"') or key.startswith(" ")
-            or any(s != key and s.startswith(key + ".") for s in siblings)):
+def dotted_prefixes(siblings: Iterable[str]) -> frozenset[str]:
+    """Every ``p`` such that some sibling key starts with ``p + "."``: the keys that must
+    be quoted in a path, or ``a.b`` would be read as ``a`` then ``b``."""
+    out = set()
+    for s in siblings:
+        at = s.find(".")
+        while at >= 0:
+            out.add(s[:at])
+            at = s.find(".", at + 1)
+    return frozenset(out)
+
+
+def quote_key(key: str, siblings: Iterable[str], prefixes: frozenset[str] | None = None
+              ) -> str:
+    """``key`` as a path step: quoted as a JSON string when it could be misread.
+    ``prefixes`` (``dotted_prefixes(siblings)``) may be given when quoting many keys of
+    one object."""
+    if prefixes is None:
+        prefixes = dotted_prefixes(siblings)
+    if key == "" or any(c in key for c in '[]"') or key.startswith(" ") or key in prefixes:
         return json.dumps(key, ensure_ascii=False)
     return key
 
@@ -667,10 +684,11 @@ def figure_paths(report: Mapping[str, Any], *, figures_only: bool = True
         if isinstance(node, dict):
             if not node:
                 out[prefix] = {}
+            dotted = dotted_prefixes(node)
             for k, v in node.items():
                 if figures_only and k in NOISE:
                     continue
-                walk(v, (prefix + "." if prefix else "") + quote_key(k, node), k)
+                walk(v, (prefix + "." if prefix else "") + quote_key(k, node, dotted), k)
         elif isinstance(node, list) and any(isinstance(e, (dict, list)) for e in node):
             for sel, entry in zip(entry_selectors(key, node), node):
                 walk(entry, prefix + sel, None)

@@ -33,7 +33,7 @@ from ledger import guards
 from ledger.errors import LedgerError, UsageError
 from ledger.events import Event, NewEvent, format_timestamp
 
-from .explain import NOISE, entry_selectors, quote_key, strip_basis
+from .explain import NOISE, dotted_prefixes, entry_selectors, quote_key, strip_basis
 from .interpretations import resolve
 from .report import report
 
@@ -253,10 +253,12 @@ def diff(baseline: Mapping[str, Any], scenario: Mapping[str, Any]) -> list[dict[
         if a == b:  # most of a report is unchanged: compared at C speed, not walked
             return
         if isinstance(a, dict) and isinstance(b, dict):
-            for k in [*a, *(k for k in b if k not in a)]:
+            keys = [*a, *(k for k in b if k not in a)]
+            dotted = dotted_prefixes(keys)
+            for k in keys:
                 if k in NOISE:
                     continue
-                sub = (path + "." if path else "") + quote_key(k, {**a, **b})
+                sub = (path + "." if path else "") + quote_key(k, keys, dotted)
                 if k not in b:
                     row(sub, strip_basis(a[k]), None, "removed")
                 elif k not in a:
@@ -284,16 +286,18 @@ def diff(baseline: Mapping[str, Any], scenario: Mapping[str, Any]) -> list[dict[
 
 
 def whatif(events: Sequence[Event], changes: Changes, *, as_of: date,
-           known_at: datetime | None = None) -> dict[str, Any]:
+           known_at: datetime | None = None, bases: bool = False) -> dict[str, Any]:
     """The report of the real history (default interpretations) and of the changed one,
-    and the figures that differ (module doc)."""
+    and the figures that differ (module doc). The diff compares figures, not their
+    explanations, so each Holder's payment explanation is built only with ``bases``
+    (for callers that show the two reports whole)."""
     resolve(changes.interpretations)  # ValueError for an unknown name or value
     changes = resolve_changes(events, changes)
     kept, added = changed_history(events, changes)
     head_known = format_timestamp(known_at) if known_at else None
-    baseline = report(_known(events, known_at), as_of=as_of)
+    baseline = report(_known(events, known_at), as_of=as_of, bases=bases)
     scenario = report(_known(kept, known_at) + added, as_of=as_of,
-                      interpretations=changes.interpretations)
+                      interpretations=changes.interpretations, bases=bases)
     baseline["known_at"] = scenario["known_at"] = head_known
     return {"deal": baseline["deal"], "as_of": as_of.isoformat(), "known_at": head_known,
             "changes": changes.describe(),

@@ -168,16 +168,19 @@ def holder_amounts(period: InterestPeriod, cutoff: date, accrual: Accrual,
     out: dict[str, HolderAmount] = {}
     if last_day <= period.start or factor(period.start, last_day)[0] is None:
         return out  # no day of this period accrues: nobody is owed anything for it
+    start = period.start
     for holder, rows in sorted(claims(period, holdings, forfeits).items()):
         live: dict[tuple[date, date], Decimal] = {}
         lost: dict[tuple[date, date], Decimal] = {}
         ended = False
         for q, lot, forfeit in rows:
-            lo = max(period.start, lot.issued_on)
-            hi = last_day if lot.trs_end is None else min(last_day, lot.trs_end)
+            lo = start if lot.issued_on < start else lot.issued_on
+            end = lot.trs_end
+            hi = last_day if end is None or end > last_day else end
             if lo < hi and factor(lo, hi)[0] is not None:
                 into = lost if forfeit else live
-                into[(lo, hi)] = into[(lo, hi)] + q if (lo, hi) in into else q
+                window = (lo, hi)
+                into[window] = into.get(window, 0) + q
                 ended = ended or lot.ended_on is not None
         if not live and not lost:
             continue
@@ -199,23 +202,38 @@ def holder_amounts(period: InterestPeriod, cutoff: date, accrual: Accrual,
     return out
 
 
-def amount_basis(a: HolderAmount, accrual: Accrual,
-                 behind: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())) -> Basis:
-    """The explanation of one Holder's amount: the sum written out, then the rounding.
-    ``behind`` is what the accrual rests on: the events of the Registration Defaults
-    accruing in the Holder's sub-periods and the interpretations they and their rates
-    relied on (``report`` finds them from the rate segments)."""
+def amount_arithmetic(a: HolderAmount, accrual: Accrual) -> str:
+    """One Holder's amount as a sum written out (before the rounding): principal ×
+    rate × day-count fraction per sub-period, and what conversion forfeited."""
     texts = []
     for (lo, hi), q in a.steps:
         text = accrual.factor(lo, hi)[1]
         texts.append(f"{plain(q)} × ({text})" if " + " in text else f"{plain(q)} × {text}")
     texts += [f"0 ({plain(q)} converted before payment: forfeited)" for _, q in a.forfeited]
-    arithmetic = f"{' + '.join(texts)} = {exact_ratio(a.num, a.den)}"
+    return f"{' + '.join(texts)} = {exact_ratio(a.num, a.den)}"
+
+
+def amount_events(a: HolderAmount, behind: tuple[tuple[str, ...], tuple[str, ...]]
+                  ) -> tuple[str, ...]:
+    """The events behind one Holder's amount: the Registration Defaults' (``behind``),
+    the Holder's own position events, and its Questionnaire's."""
+    return tuple(dict.fromkeys(behind[0] + a.events + a.entitlement.events))
+
+
+def amount_basis(a: HolderAmount, accrual: Accrual,
+                 behind: tuple[tuple[str, ...], tuple[str, ...]] = ((), ()),
+                 arithmetic: str | None = None) -> Basis:
+    """The explanation of one Holder's amount: the sum written out, then the rounding.
+    ``behind`` is what the accrual rests on: the events of the Registration Defaults
+    accruing in the Holder's sub-periods and the interpretations they and their rates
+    relied on (``report`` finds them from the rate segments). ``arithmetic`` may be given
+    when already written out for a Holder with the same sub-periods and principal."""
+    if arithmetic is None:
+        arithmetic = amount_arithmetic(a, accrual)
     right = a.entitlement
-    default_events, default_interps = behind
-    interps = tuple(dict.fromkeys(default_interps + (("conversion_forfeits",) if a.ended
-                                                     else ()) + right.interpretations))
-    ids = tuple(dict.fromkeys(default_events + a.events + right.events))
+    interps = tuple(dict.fromkeys(behind[1] + (("conversion_forfeits",) if a.ended
+                                               else ()) + right.interpretations))
+    ids = amount_events(a, behind)
     if not right.entitled:
         return Basis(NOT_ENTITLED, f"not entitled to Additional Interest: {right.reason}",
                      ids, interps, f"would be {arithmetic}; owed 0")

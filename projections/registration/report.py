@@ -57,7 +57,7 @@ from projections.timeline import Timeline
 
 from .clock import ONE_DAY
 from .engine import Registration, compute
-from .interest import amount_basis
+from .interest import HolderAmount, amount_arithmetic, amount_basis, amount_events
 from .money import money
 from .payments import Payment
 from .rates import RateSegment
@@ -70,7 +70,7 @@ def iso(day: date | None) -> str | None:
     return day.isoformat() if day is not None else None
 
 
-def build(timeline: Timeline, interpretations: Mapping[str, str]) -> dict:
+def build(timeline: Timeline, interpretations: Mapping[str, str], *, bases: bool = True) -> dict:
     """The registration_rights part of the SPEC §7 report (keys: registration, suspensions,
     additional_interest, deadlines, majority), JSON-ready: amounts are strings with two
     decimals, dates ISO strings, shares ints."""
@@ -78,7 +78,7 @@ def build(timeline: Timeline, interpretations: Mapping[str, str]) -> dict:
     return {
         "registration": registration_json(r),
         "suspensions": suspensions_json(r),
-        "additional_interest": interest_json(r),
+        "additional_interest": interest_json(r, bases),
         "deadlines": [{"obligation": o.obligation, "clause": o.clause, "due": iso(o.due),
                        "status": o.status, "met_on": iso(o.met_on), "late_on": iso(o.late_on),
                        "holder": o.holder, "events": list(o.events),
@@ -151,8 +151,9 @@ def suspensions_json(r: Registration) -> dict[str, Any]:
     }
 
 
-def interest_json(r: Registration) -> dict[str, Any]:
-    """SPEC §4.4: totals to as_of, episodes, rate segments and payments."""
+def interest_json(r: Registration, bases: bool = True) -> dict[str, Any]:
+    """SPEC §4.4: totals to as_of, episodes, rate segments and payments (each Holder's
+    amount explained unless ``bases`` is false)."""
     by_holder: dict[str, Decimal] = {}
     behind = Behind(r)
     for pay in r.payments:
@@ -168,7 +169,7 @@ def interest_json(r: Registration) -> dict[str, Any]:
         "episodes": [{"episode": ep.number, "start": iso(ep.start), "end": iso(ep.end),
                       "defaults": list(ep.defaults)} for ep in r.episodes],
         "rate_segments": [segment_json(r, s) for s in r.segments],
-        "payments": [payment_json(r, p, behind) for p in r.payments],
+        "payments": [payment_json(r, p, behind, bases) for p in r.payments],
     }
 
 
@@ -180,6 +181,9 @@ class Behind:
     def __init__(self, r: Registration):
         self.r = r
         self.cache: dict[tuple[date, date], tuple[tuple[str, ...], tuple[str, ...]]] = {}
+        self.texts: dict[tuple, str] = {}
+        self.shapes: dict[tuple, dict[str, Any]] = {}
+        self.windows: dict[tuple, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
     def window(self, lo: date, hi: date) -> tuple[tuple[str, ...], tuple[str, ...]]:
         found = self.cache.get((lo, hi))
@@ -195,12 +199,36 @@ class Behind:
             found = self.cache[(lo, hi)] = (tuple(events), tuple(interps))
         return found
 
+    def arithmetic(self, a: HolderAmount) -> str:
+        """The written-out sum, once per distinct (sub-periods, principal, forfeits): a
+        thousand Holders with the same position share one."""
+        key = (a.steps, a.forfeited)
+        found = self.texts.get(key)
+        if found is None:
+            found = self.texts[key] = amount_arithmetic(a, self.r.accrual)
+        return found
+
+    def amount_json(self, a: HolderAmount) -> dict[str, Any]:
+        """``amount_basis(...).to_json(readings)`` for one Holder's amount, sharing what
+        Holders with the same position share (a 1,000-Holder deal has 1,000 per date)."""
+        behind = self.of(a.steps + a.forfeited)
+        key = (behind, a.steps, a.forfeited, a.amount, a.ended, a.entitlement)
+        shape = self.shapes.get(key)
+        if shape is None:  # all but the events is the same for the same position
+            shape = self.shapes[key] = amount_basis(
+                a, self.r.accrual, behind, self.arithmetic(a)).to_json(self.r.readings)
+        return {**shape, "events": list(amount_events(a, behind)),
+                **({"interpretations": dict(shape["interpretations"])}
+                   if "interpretations" in shape else {})}
+
     def of(self, windows) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        parts = [self.window(lo, hi) for (lo, hi), _ in windows]
-        if len(parts) == 1:
-            return parts[0]
-        return (tuple(dict.fromkeys(i for e, _ in parts for i in e)),
+        found = self.windows.get(windows)
+        if found is None:
+            parts = [self.window(lo, hi) for (lo, hi), _ in windows]
+            found = self.windows[windows] = parts[0] if len(parts) == 1 else (
+                tuple(dict.fromkeys(i for e, _ in parts for i in e)),
                 tuple(dict.fromkeys(n for _, ns in parts for n in ns)))
+        return found
 
 
 def segment_interpretations(r: Registration, s: RateSegment) -> tuple[str, ...]:
@@ -223,8 +251,8 @@ def segment_json(r: Registration, s: RateSegment) -> dict[str, Any]:
                            f"{rate}% per annum").to_json(r.readings)}
 
 
-def payment_json(r: Registration, pay: Payment, behind: Behind | None = None
-                 ) -> dict[str, Any]:
+def payment_json(r: Registration, pay: Payment, behind: Behind | None = None,
+                 bases: bool = True) -> dict[str, Any]:
     """One Interest Payment Date; ``basis`` is ``{holder: basis}``, each naming the events
     and interpretations of the Registration Defaults behind the Holder's accrual."""
     period = pay.period
@@ -239,6 +267,6 @@ def payment_json(r: Registration, pay: Payment, behind: Behind | None = None
         "paid": {h: money(v) for h, v in sorted(pay.paid.items())},
         "paid_total": money(sum(pay.paid.values(), Decimal(0))),
         "paid_events": list(pay.paid_events), "status": pay.status, "late": pay.late,
-        "basis": {h: amount_basis(a, r.accrual, behind.of(a.steps + a.forfeited))
-                  .to_json(r.readings) for h, a in pay.amounts.items()},
+        "basis": ({h: behind.amount_json(a) for h, a in pay.amounts.items()} if bases
+                  else {}),
     }
