@@ -220,3 +220,59 @@ def test_new_sqlite_file_is_private(sqlite_url):
 
     Ledger(sqlite_url).close()
     assert stat.S_IMODE(os.stat(sqlite_url).st_mode) == 0o600
+
+
+def test_a_refused_batch_leaves_no_trace_in_the_write_side_state(store_url):
+    """The write side keeps each deal's guard state between appends; a batch refused
+    half-way (its first lines already staged) must not leave them in it."""
+    with Ledger(store_url) as ledger:
+        ledger.append(rra_base())
+        with pytest.raises(RuleViolation):
+            ledger.append(batch(ev("NotesTransferred", "2004-07-01", from_holder=LEHMAN,
+                                   to_holder="B", principal="1000"),
+                                ev("SuspensionEnded", "2004-07-02")))
+        # B never received the notes: retiring them is refused on the same Ledger...
+        with pytest.raises(RuleViolation):
+            ledger.append(batch(ev("NotesRetired", "2004-07-03", holder="B", principal="1000",
+                                   reason="redeemed")))
+        # ...and Lehman still holds all 60,000,000
+        ledger.append(batch(ev("NotesRetired", "2004-07-03", holder=LEHMAN,
+                               principal="60000000", reason="redeemed")))
+
+
+def test_a_writer_sees_what_another_writer_stored(store_url):
+    """Two Ledger objects (as two processes would): each one's cached deal state is
+    brought up to date with the other's events before it checks a new one."""
+    with Ledger(store_url) as a, Ledger(store_url) as b:
+        a.append(rra_base())
+        b.append(batch(ev("NotesTransferred", "2004-07-01", from_holder=LEHMAN, to_holder="B",
+                          principal="60000000")))
+        with pytest.raises(RuleViolation):  # a must know Lehman holds nothing now
+            a.append(batch(ev("NotesRetired", "2004-07-02", holder=LEHMAN, principal="1",
+                              reason="redeemed")))
+        a.append(batch(ev("NotesRetired", "2004-07-02", holder="B", principal="1",
+                          reason="redeemed")))
+        assert verify(a).ok and a.head().seq == b.head().seq == 4
+
+
+def test_a_big_batch_is_one_transaction(store_url):
+    """20,000 events in one append (the PostgreSQL store once hung on batches this size:
+    a pipelined insert of that many rows can deadlock the pure-Python driver)."""
+    import signal
+
+    def hung(*_):
+        raise TimeoutError("the append of 20,000 events hung")
+
+    objs = [ev("NoticeSent", "2005-01-03", to="T", subject=f"n{i}", method="hand")
+            for i in range(20_000)]
+    old = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(180)
+    try:
+        with Ledger(store_url) as ledger:
+            ledger.append(rra_base())
+            result = ledger.append(batch(*objs))
+            assert result.count == 20_000 and result.head.seq == 20_002
+            assert verify(ledger).ok
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
