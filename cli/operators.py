@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 
 import click
@@ -116,11 +115,14 @@ def correct(event_id: str, replacement: str, reason: str, db: str, user: str | N
     from ledger.operations import retraction
 
     try:
-        raw = sys.stdin.buffer.read() if replacement == "-" else open(replacement, "rb").read()
+        if replacement == "-":
+            raw = sys.stdin.buffer.read()
+        else:
+            with open(replacement, "rb") as fh:
+                raw = fh.read()
     except OSError as err:
         raise UsageError(f"cannot read {replacement}: {err.strerror}") from None
-    batch = read_batch(raw)
+    batch = read_batch(raw)  # refusals name the replacement file's own lines
     with open_ledger(db) as ledger:
         new = retraction(ledger, event_id, reason, None)
-        shifted = [dataclasses.replace(b, line=(b.line or 0)) for b in batch]
-        _print_appended(ledger.append([new, *shifted], user=user))
+        _print_appended(ledger.append([new, *batch], user=user))

@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal, Mapping, get_args
 from pydantic import BaseModel, ConfigDict, PlainValidator, ValidationError, model_validator
 
 from .errors import InvalidEvent
+from .upcasting import Upcaster, current_version, register, upcast
 from .values import (
     DATE,
     DECIMAL,
@@ -41,7 +42,7 @@ KINDS = (REGISTRATION_RIGHTS, ANTIDILUTION_DEFERRAL)
 
 ENVELOPE_FIELDS = ("type", "deal", "date", "data", "source", "key")
 REQUIRED_FIELDS = ("type", "deal", "date", "data")
-STORE_FIELDS = ("id", "seq", "recorded_at", "recorded_by", "prev_hash", "hash")
+STORE_FIELDS = ("v", "id", "seq", "recorded_at", "recorded_by", "prev_hash", "hash")
 DEAL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
 
 
@@ -307,6 +308,23 @@ LETTER_TYPES: dict[str, type[Data]] = {
 CATALOG: dict[str, type[Data]] = {**COMMON_TYPES, **REGISTRATION_TYPES, **LETTER_TYPES}
 
 
+def register_version(model: type[Data], upcaster: Upcaster) -> int:
+    """Make ``model`` the current ``data`` schema of the type of the same name, one
+    version up, with ``upcaster`` turning a record of the previous version into the new
+    shape (see ``ledger.upcasting``). New events of the type are then checked against
+    ``model`` and stored with the new version; old records read in the new shape.
+    Returns the new version."""
+    name = model.__name__
+    if name not in CATALOG:
+        raise ValueError(f"no event type {name} to give a new version")
+    for table in (COMMON_TYPES, REGISTRATION_TYPES, LETTER_TYPES):
+        if name in table:
+            table[name] = model
+    CATALOG[name] = model
+    _CONVERTERS[name] = _converters(model)
+    return register(name, current_version(name), upcaster)
+
+
 def kind_of_type(event_type: str) -> str | None:
     """The deal kind an event type belongs to; ``None`` for the common events."""
     if event_type in REGISTRATION_TYPES:
@@ -414,6 +432,42 @@ def validate_data(event_type: str, data: Any, *, line: int | None = None) -> dic
     return parsed.model_dump(mode="json", exclude_none=True)
 
 
+def _is_unicode(obj: Any) -> bool:
+    """True if every text in ``obj`` is real Unicode (the fast, common case)."""
+    import json
+
+    try:
+        json.dumps(obj, ensure_ascii=False, default=str).encode("utf-8")
+        return True
+    except (UnicodeEncodeError, ValueError, TypeError, RecursionError):
+        return False
+
+
+def _surrogate_at(value: Any, path: str) -> str | None:
+    """The path of the first text holding a lone surrogate (JSON ``"\\ud800"``, or an
+    undecodable command-line byte): such text is not Unicode and cannot be stored."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return path or "(event)"
+        return None
+    if isinstance(value, dict):
+        for k, v in value.items():
+            inner = f"{path}.{k}" if path else str(k)
+            if _surrogate_at(k, path) is not None:
+                return path or "(event)"
+            found = _surrogate_at(v, inner)
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            found = _surrogate_at(v, f"{path}[{i}]")
+            if found is not None:
+                return found
+    return None
+
+
 def parse_event(obj: Any, *, line: int | None = None) -> NewEvent:
     """Validate one event object of the public format (SPEC §3)."""
     if isinstance(obj, list):
@@ -421,6 +475,13 @@ def parse_event(obj: Any, *, line: int | None = None) -> NewEvent:
                            line=line)
     if not isinstance(obj, dict):
         raise InvalidEvent("an event must be a JSON object", line=line)
+    try:
+        bad_text = None if _is_unicode(obj) else _surrogate_at(obj, "")
+    except RecursionError:
+        raise InvalidEvent("is nested too deeply", line=line, field="data") from None
+    if bad_text is not None:
+        raise InvalidEvent("is not valid Unicode text (a lone surrogate such as \\ud800)",
+                           line=line, field=bad_text.encode("utf-8", "replace").decode())
     for name in obj:
         if name in STORE_FIELDS:
             raise InvalidEvent("is assigned by the store and cannot be supplied", line=line,
@@ -474,6 +535,8 @@ class Event:
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> "Event":
+        """A stored record, upcast to the current shape of its type, as typed values."""
+        record = upcast(record)
         return cls(
             id=record["id"], seq=record["seq"], type=record["type"], deal=record["deal"],
             date=date.fromisoformat(record["date"]),

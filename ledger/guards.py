@@ -28,8 +28,11 @@ CLAUSE_TRS = "RRA §1 Transfer Restricted Securities"
 CLAUSE_SUSPENSION = "RRA §4(b)(i), §4(c)"
 
 
+FORMAT = 1  # the layout of the guard state; snapshots of another layout are ignored
+
+
 def new_state() -> dict[str, Any]:
-    return {"kind": None, "opened": None, "terms": {}, "count": 0, "ids": {},
+    return {"format": FORMAT, "kind": None, "opened": None, "terms": {}, "count": 0, "ids": {},
             "retracted": {}, "keys": {}, "timelines": {}}
 
 

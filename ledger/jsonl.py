@@ -2,8 +2,9 @@
 
 Accepted: UTF-8 with or without a byte-order mark, LF or CRLF line ends, blank lines at
 the end. Refused, naming the line: bytes that are not UTF-8, a blank line between events,
-a line over 1 MiB, invalid JSON, duplicate fields, numbers with exponents (in amounts),
-and a whole-file JSON array.
+a line over 1 MiB, invalid JSON (with the column), duplicate fields, JSON nested too
+deeply, numbers with exponents (in amounts) or with more digits than any amount has, and
+a whole-file JSON array.
 """
 
 from __future__ import annotations
@@ -14,13 +15,20 @@ from typing import Any
 
 from .errors import InvalidEvent
 from .events import NewEvent, parse_event
-from .values import ExponentDecimal
+from .values import BigInteger, ExponentDecimal
 
 MAX_LINE = 1 << 20
+MAX_DIGITS = 40  # more digits than any amount or share count: kept only to be refused
 
 
 def _number(text: str) -> Decimal:
     return ExponentDecimal(text) if ("e" in text or "E" in text) else Decimal(text)
+
+
+def _integer(text: str) -> int | Decimal:
+    if len(text.lstrip("-")) > MAX_DIGITS:  # int() refuses 4,300 digits with a puzzle
+        return BigInteger(text)
+    return int(text)
 
 
 def _constant(text: str) -> Decimal:
@@ -39,8 +47,11 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def loads(text: str) -> Any:
     """JSON with exact decimals: no binary floats, exponents marked, NaN/Infinity kept
     as Decimal so the value check can name the field."""
-    return json.loads(text, parse_float=_number, parse_constant=_constant,
-                      object_pairs_hook=_object)
+    try:
+        return json.loads(text, parse_float=_number, parse_int=_integer,
+                          parse_constant=_constant, object_pairs_hook=_object)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
 
 
 def read_batch(raw: bytes) -> list[NewEvent]:
@@ -74,6 +85,9 @@ def parse_line(line: bytes, number: int) -> NewEvent:
                            line=number)
     try:
         obj = loads(text)
+    except json.JSONDecodeError as err:
+        raise InvalidEvent(f"not valid JSON at column {err.colno}: {err.msg}",
+                           line=number) from None
     except ValueError as err:
         msg = " ".join(str(err).split())
         raise InvalidEvent(f"not valid JSON: {msg}", line=number) from None

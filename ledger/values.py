@@ -27,6 +27,10 @@ class ExponentDecimal(Decimal):
     """A JSON number written with an exponent (``6e7``): refused for amounts."""
 
 
+class BigInteger(Decimal):
+    """A JSON integer with more digits than any amount or share count has: refused."""
+
+
 class FieldError(ValueError):
     """A check across fields (a model validator) that still concerns one field, so that
     the refusal names that field rather than the whole object."""
@@ -68,6 +72,8 @@ def _to_decimal(value: Any) -> Decimal:
         raise ValueError("must be a number, not true/false")
     if isinstance(value, ExponentDecimal):
         raise ValueError("exponent notation is not allowed; write the number out")
+    if isinstance(value, BigInteger):
+        raise ValueError("is too large (more digits than any amount has)")
     if isinstance(value, Decimal):
         number = value
     elif isinstance(value, int):
@@ -132,6 +138,8 @@ def _fraction(value: Any) -> Decimal:
 
 def _shares(minimum: int):
     def check(value: Any) -> int:
+        if isinstance(value, BigInteger):
+            raise ValueError("is too large for a share count")
         if isinstance(value, bool) or not isinstance(value, int):
             if isinstance(value, (Decimal, str, float)):
                 raise ValueError("must be a whole number of shares (a JSON integer)")
