@@ -47,3 +47,46 @@ class Raw:
 
     def count(self) -> int:
         return len(self.rows())
+
+
+def store_rows(url: str) -> list[tuple]:
+    """Every row of the event and snapshot tables, in storage order, as plain values: two
+    equal results mean the store holds byte-for-byte the same events and snapshots."""
+    if url.startswith("postgres"):
+        import psycopg
+
+        with psycopg.connect(url, autocommit=True) as c:
+            out = []
+            for table in ("ledger_events", "ledger_snapshots"):
+                order = "notification_id" if table == "ledger_events" else \
+                    "originator_id, originator_version"
+                out += [(table, *[bytes(v) if isinstance(v, memoryview) else v for v in r])
+                        for r in c.execute(f"SELECT * FROM {table} ORDER BY {order}")]
+            return out
+    import sqlite3
+
+    c = sqlite3.connect(f"file:{url}?mode=ro", uri=True)
+    try:
+        out = []
+        out += [("stored_events", *r) for r in
+                c.execute("SELECT rowid, * FROM stored_events ORDER BY rowid")]
+        out += [("stored_snapshots", *r) for r in c.execute(
+            "SELECT * FROM stored_snapshots ORDER BY originator_id, originator_version")]
+        return out
+    finally:
+        c.close()
+
+
+class RawChain(Raw):
+    """The chain-head stream's rows (one ``ChainAdvanced`` per batch)."""
+
+    def rows(self) -> list[tuple[int, bytes, str, int]]:
+        with self._conn() as c:
+            if self.pg:
+                cur = c.execute("SELECT notification_id, state, originator_id::text, "
+                                "originator_version FROM ledger_events "
+                                "WHERE topic LIKE '%ChainAdvanced%' ORDER BY notification_id")
+            else:
+                cur = c.execute("SELECT rowid, state, originator_id, originator_version FROM "
+                                "stored_events WHERE topic LIKE '%ChainAdvanced%' ORDER BY rowid")
+            return [(r[0], bytes(r[1]), r[2], r[3]) for r in cur.fetchall()]
