@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 
 import click
 
@@ -15,7 +14,6 @@ from . import common
 from .common import console, db_option, guarded, open_ledger, report_options
 from .main import cli
 
-HEAD_HASH = re.compile(r"[0-9a-f]{64}")
 
 
 def _summary(data: dict) -> str:
@@ -64,8 +62,10 @@ def log(deal: str | None, event_type: str | None, as_json: bool, db: str) -> Non
 
 
 @cli.command()
-@click.option("--expect", default=None, metavar="HEAD_HASH",
-              help="Also fail unless the log still extends this head hash, kept elsewhere.")
+@click.option("--expect", default=None, metavar="HEAD_HASH|SEQ:HASH|FILE",
+              help="Also fail unless the log still extends what was kept elsewhere: a head "
+                   "hash, SEQ:HASH, or a file of `log --json` lines (names the first "
+                   "rewritten seq).")
 @click.option("--pack", default=None, type=click.Path(file_okay=False),
               help="Verify an auditor pack directory offline instead of the ledger.")
 @db_option
@@ -74,10 +74,9 @@ def verify(expect: str | None, pack: str | None, db: str) -> None:
     """Walk the hash chain: exit 0 with the head hash, or 1 naming the first bad seq.
     With --pack, check an auditor pack offline: exit 1 naming the file at fault."""
     if expect is not None:
-        expect = expect.strip().lower()
-        if not HEAD_HASH.fullmatch(expect):
-            raise UsageError("must be a head hash: 64 hexadecimal characters, as `verify` "
-                             "prints it", field="--expect")
+        from ledger.chain import witness
+
+        witness(expect)  # a UsageError naming --expect for anything else
         if pack:
             raise UsageError("checks the ledger; a pack's head is in its head.txt, to compare "
                              "with `verify --expect` on the ledger", field="--expect")

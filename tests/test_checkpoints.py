@@ -149,5 +149,18 @@ def test_a_malformed_checkpoint_is_refused_naming_the_option(sqlite_url, tmp_pat
     append(sqlite_url, tmp_path, [opened("rra")])
     result = run("verify", "--db", sqlite_url, "--expect", bad)
     assert result.exit_code == 2
-    assert result.output.startswith("error: field '--expect': must be a head hash")
+    assert result.output.startswith("error: field '--expect': give a head hash (64 hex digits)")
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_a_kept_copy_of_the_log_names_the_first_rewritten_seq(ledger_with_checkpoint, tmp_path):
+    db, _ = ledger_with_checkpoint
+    kept = tmp_path / "kept.jsonl"
+    kept.write_text(run("log", "--db", db, "--json").output)
+    assert run("verify", "--db", db, "--expect", str(kept)).exit_code == 0
+    # SEQ:HASH of the first event, as printed by log --json, is a witness too
+    first = json.loads(kept.read_text().splitlines()[0])
+    assert run("verify", "--db", db, "--expect", f"{first['seq']}:{first['hash']}").exit_code == 0
+    wrong = f"{first['seq']}:{'0' * 64}"
+    result = run("verify", "--db", db, "--expect", wrong)
+    assert result.exit_code == 1 and "seq 1" in result.output
