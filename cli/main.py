@@ -12,7 +12,6 @@ import sys
 
 import click
 
-from . import common
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -3,8 +3,6 @@ fields, a retraction. The CLI calls these; they hold the small rules of those fo
 
 from __future__ import annotations
 
-import json
-from datetime import date
 from typing import Any, Iterable
 
 from .errors import InvalidEvent, UsageError

@@ -36,6 +36,7 @@ from eventsourcing.persistence import Tracking
 from eventsourcing.sqlite import SQLiteDatastore, SQLiteTrackingRecorder
 
 from .errors import LedgerError, StoreError, UsageError
+from .locks import FileLock
 
 FORMAT = "deal-ledger views 1"
 PAGE = 5000                 # notifications per page, and per transaction
@@ -297,40 +298,13 @@ def _check_out_file(out: str, ledger_url: str) -> None:
                          "choose another path", field="--out")
 
 
-class _FileLock:
-    """One ``views`` run per view file at a time (``flock`` on a sidecar file)."""
-
-    def __init__(self, path: str):
-        self.path = path
-        self.fd: int | None = None
-
-    def acquire(self) -> None:
-        import fcntl
-
-        self.fd = os.open(self.path, os.O_CREAT | os.O_RDWR, 0o600)
-        fcntl.flock(self.fd, fcntl.LOCK_EX)
-
-    def release(self) -> None:
-        import fcntl
-
-        if self.fd is not None:
-            fcntl.flock(self.fd, fcntl.LOCK_UN)
-            os.close(self.fd)
-            self.fd = None
-
-
 def views(ledger: Any, out: str, *, as_of: date, rebuild: bool = False,
           page: int = PAGE, deals_per_commit: int = DEALS_PER_COMMIT) -> ViewsRun:
     """Bring the view file ``out`` up to date with ``ledger`` (a ``ledger.store.Ledger``)
     as of ``as_of``: stream the notifications after the tracked position, then recompute
     the schedules of every deal they touched. One run at a time per file."""
     _check_out_file(out, ledger.url)
-    try:
-        lock = _FileLock(out + ".lock")
-        lock.acquire()
-    except OSError as err:
-        raise UsageError(f"cannot write beside {out}: {err.strerror}", field="--out") from None
-    try:
+    with FileLock(out + ".lock"):
         try:
             models = ReadModels(out)
         except Exception as err:  # an unreadable, locked or corrupt file
@@ -341,8 +315,6 @@ def views(ledger: Any, out: str, *, as_of: date, rebuild: bool = False,
                           deals_per_commit=deals_per_commit)
         finally:
             models.close()
-    finally:
-        lock.release()
 
 
 def _tool_version() -> str:

@@ -30,7 +30,6 @@ directory or role (reads still work), a stored row altered outside deal-ledger.
 
 from __future__ import annotations
 
-import getpass
 import hashlib
 import json
 import os
@@ -40,14 +39,17 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Iterator, Sequence
-from urllib.parse import unquote, urlparse
 
 from eventsourcing.application import Application
 from eventsourcing.domain import Aggregate, DomainEvent
 from eventsourcing.persistence import IntegrityError, OperationalError, PersistenceError
 
 from . import guards
+from .connection import (RETRY_SECONDS, check_sqlite_header, create_private_file, env_for,
+                         immutable_uri, is_read_only, one_line, pg_connect,
+                         read_only_place, default_user, is_postgres_url, redact)
 from .errors import LedgerBusy, LedgerError, StoreError
+from .locks import AdvisoryLock, FileLock
 from .events import Event, NewEvent, format_timestamp, parse_timestamp
 from .upcasting import VERSION_FIELD, current_version, upcast
 
@@ -55,7 +57,6 @@ NAMESPACE = uuid.UUID("6b0f3c52-3a57-4c1e-9d55-1f0b2d6c8e11")
 CHAIN_ID = uuid.uuid5(NAMESPACE, "chain-head")
 GENESIS = "0" * 64
 SNAPSHOT_INTERVAL = 100
-RETRY_SECONDS = 60.0
 PAGE = 2000
 
 
@@ -119,29 +120,6 @@ class Appended:
     records: tuple[dict[str, Any], ...]
 
 
-def default_user() -> str:
-    """``$LEDGER_USER``, else the OS user, else ``uid:N`` (no passwd entry)."""
-    from_env = os.environ.get("LEDGER_USER")
-    if from_env and from_env.strip():
-        return from_env
-    try:
-        name = getpass.getuser()
-    except Exception:  # no passwd entry in some containers
-        name = ""
-    return name if name.strip() else f"uid:{os.getuid()}"
-
-
-def is_postgres_url(url: str) -> bool:
-    return url.startswith(("postgresql://", "postgres://"))
-
-
-def no_password() -> None:
-    """The password function when the URL has none: ``None`` leaves it to libpq, which
-    reads ``$PGPASSWORD``, then ``$PGPASSFILE`` or ``~/.pgpass``. (An empty string would
-    be a password given: libpq then ignores ``$PGPASSWORD``.)"""
-    return None
-
-
 def _operator(user: str | None) -> str:
     """``recorded_by``: the given operator, else ``$LEDGER_USER``, else the OS user; always
     set, one line of real text."""
@@ -156,83 +134,6 @@ def _operator(user: str | None) -> str:
         raise UsageError("the operator name must be one line of at most 200 characters",
                          field="--user")
     return who
-
-
-def _env_for(url: str, create: bool) -> dict[str, str]:
-    if is_postgres_url(url):
-        return _postgres_env(url, create)
-    return {
-        "PERSISTENCE_MODULE": "eventsourcing.sqlite",
-        "SQLITE_DBNAME": url,
-        "SQLITE_LOCK_TIMEOUT": "30",
-        "CREATE_TABLE": "y" if create else "n",
-    }
-
-
-def _postgres_env(url: str, create: bool) -> dict[str, str]:
-    shape = "postgresql://user[:password]@host[:port]/dbname"
-    try:
-        parts = urlparse(url)
-        port = parts.port
-    except ValueError:
-        raise StoreError(f"not a PostgreSQL URL of the form {shape} (bad port)",
-                         field="--db") from None
-    dbname = unquote(parts.path.lstrip("/"))
-    if not dbname or "/" in dbname:
-        raise StoreError(f"a PostgreSQL URL needs a database name: {shape}", field="--db")
-    if parts.query or parts.fragment or parts.params:
-        # silently dropping ?sslmode=require would connect without what was asked for
-        raise StoreError("URL options (?...) are not supported; set libpq's environment "
-                         "variables instead (PGSSLMODE, PGPASSFILE, ...)", field="--db")
-    env = {
-        "PERSISTENCE_MODULE": "eventsourcing.postgres",
-        "POSTGRES_DBNAME": dbname,
-        "POSTGRES_HOST": parts.hostname or "127.0.0.1",
-        "POSTGRES_PORT": str(port or 5432),
-        "POSTGRES_USER": unquote(parts.username or default_user()),
-        "POSTGRES_CONNECT_TIMEOUT": "10",
-        "POSTGRES_LOCK_TIMEOUT": "30",
-        "POSTGRES_POOL_SIZE": "2",
-        "POSTGRES_MAX_OVERFLOW": "2",
-        # one INSERT ... FROM unnest(array) per batch, not a pipelined executemany: with
-        # the pure-Python psycopg, a pipeline of some thousands of rows can deadlock
-        # (both ends waiting to read; psycopg issue #685), leaving the writer hung
-        "POSTGRES_ENABLE_DB_FUNCTIONS": "y",
-        "CREATE_TABLE": "y" if create else "n",
-    }
-    if parts.password is not None:
-        env["POSTGRES_PASSWORD"] = unquote(parts.password)
-    else:
-        env["POSTGRES_GET_PASSWORD_TOPIC"] = f"{__name__}:no_password"
-    return env
-
-
-def redact(url: str) -> str:
-    """The URL with any password hidden, for messages."""
-    try:
-        parts = urlparse(url)
-        password = parts.password
-    except ValueError:
-        return url.split("@")[-1] if "@" in url else url
-    if password:
-        netloc = parts.netloc.replace(f":{password}@", ":***@")
-        return parts._replace(netloc=netloc).geturl()
-    return url
-
-
-def _secrets(url: str) -> list[str]:
-    """Every password a message about ``url`` might carry, to be masked."""
-    found = []
-    if is_postgres_url(url):
-        try:
-            password = urlparse(url).password
-        except ValueError:
-            password = None
-        if password:
-            found += [password, unquote(password)]
-        if os.environ.get("PGPASSWORD"):
-            found.append(os.environ["PGPASSWORD"])
-    return sorted({s for s in found if s}, key=len, reverse=True)
 
 
 class Ledger:
@@ -251,14 +152,14 @@ class Ledger:
                 if not create:
                     raise StoreError(f"no ledger at {url} (append or init creates one)",
                                      field="--db")
-                _create_private_file(url)
-            _check_sqlite_header(url)
-        env = _env_for(url, create)
+                create_private_file(url)
+            check_sqlite_header(url)
+        env = env_for(url, create)
         self._lock_conn: Any = None  # PostgreSQL: the writer lock's own connection
         if self.is_postgres:
             # fail fast with the server's own reason (the pool would retry for its
             # timeout and then only say it got no connection); kept for the writer lock
-            self._lock_conn = _pg_connect(env, url)
+            self._lock_conn = pg_connect(env, url)
         try:
             self.app = self._open(env, probe=not create)
         except StoreError as err:
@@ -272,7 +173,7 @@ class Ledger:
                     raise err from None
                 self._init_state()
                 return
-            if self.is_postgres or not _read_only_place(url):
+            if self.is_postgres or not read_only_place(url):
                 self._close_lock_conn()
                 raise
             # A read-only directory without the write-ahead log's files: SQLite cannot
@@ -284,7 +185,7 @@ class Ledger:
                                  "read-only and it has an uncheckpointed write-ahead log "
                                  f"({url}-wal); open it once where it can be written",
                                  field="--db") from None
-            env = {**env, "SQLITE_DBNAME": _immutable_uri(url), "CREATE_TABLE": "n"}
+            env = {**env, "SQLITE_DBNAME": immutable_uri(url), "CREATE_TABLE": "n"}
             try:
                 self.app = self._open(env, probe=True)
             except StoreError:
@@ -314,7 +215,7 @@ class Ledger:
             raise
         except Exception as err:  # connection refused, unreadable file, bad auth...
             raise StoreError(f"cannot open the ledger at {redact(url)}: "
-                             f"{_one_line(err, url)}", field="--db") from None
+                             f"{one_line(err, url)}", field="--db") from None
         if probe:
             try:
                 app.recorder.max_notification_id()
@@ -325,7 +226,7 @@ class Ledger:
                     raise StoreError(f"no ledger at {redact(url)}: it holds no event table "
                                      "(append or init creates one)", field="--db") from None
                 raise StoreError(f"cannot open the ledger at {redact(url)}: "
-                                 f"{_one_line(err, url)}", field="--db") from None
+                                 f"{one_line(err, url)}", field="--db") from None
         return app
 
     def _close_lock_conn(self) -> None:
@@ -350,7 +251,7 @@ class Ledger:
 
     def _read_failed(self, err: Exception) -> StoreError:
         return StoreError(f"cannot read the ledger at {redact(self.url)}: "
-                          f"{_one_line(err, self.url)}")
+                          f"{one_line(err, self.url)}")
 
     def _decode(self, stored: Any) -> Any:
         """A stored row as its domain event; a row that no longer decodes was altered
@@ -480,8 +381,8 @@ class Ledger:
         operating system or the server if the writer dies. The optimistic check on the
         chain head stays the guarantee; the lock only makes it rarely needed."""
         if self.is_postgres:
-            return _AdvisoryLock(self)
-        return _FileLock(self.url + ".lock")
+            return AdvisoryLock(self)
+        return FileLock(self.url + ".lock")
 
     def _append_retrying(self, new_events: Sequence[NewEvent], who: str) -> Appended:
         deadline = time.monotonic() + RETRY_SECONDS
@@ -505,7 +406,7 @@ class Ledger:
                 self.app.save(*streams.values(), chain)
             except (IntegrityError, OperationalError) as err:
                 self._forget(deals)
-                if _is_read_only(err):
+                if is_read_only(err):
                     raise StoreError(f"the ledger at {redact(self.url)} is read-only: "
                                      "reports work, appends do not") from None
                 if time.monotonic() > deadline:
@@ -516,7 +417,7 @@ class Ledger:
                 self._forget(deals)
                 if not isinstance(err, PersistenceError):
                     raise
-                if _is_read_only(err):
+                if is_read_only(err):
                     raise StoreError(f"the ledger at {redact(self.url)} is read-only: "
                                      "reports work, appends do not") from None
                 if self.is_postgres and not upgraded and "es_insert_events" in str(err):
@@ -526,7 +427,7 @@ class Ledger:
                     self._upgrade_schema()
                     continue
                 raise StoreError("cannot write the ledger: "
-                                 f"{_one_line(err, self.url)}") from None
+                                 f"{one_line(err, self.url)}") from None
             self._streams.update(streams)
             self._snapshot(streams, before)
             new_head = Head(chain.seq, chain.hash, chain.recorded_at, chain.originator_version)
@@ -570,11 +471,11 @@ class Ledger:
         try:
             self.app.recorder.create_table()
         except PersistenceError as err:
-            if _is_read_only(err):
+            if is_read_only(err):
                 raise StoreError(f"the ledger at {redact(self.url)} is read-only: "
                                  "reports work, appends do not") from None
             raise StoreError("cannot write the ledger: "
-                             f"{_one_line(err, self.url)}") from None
+                             f"{one_line(err, self.url)}") from None
 
     def _snapshot(self, streams: dict[str, DealStream], before: dict[str, int]) -> None:
         """Snapshot a deal each time it passes a multiple of SNAPSHOT_INTERVAL events."""
@@ -589,211 +490,3 @@ class Ledger:
                 pass  # a snapshot is a cache: the events are already safe
 
 
-def _busy(what: str) -> LedgerBusy:
-    return LedgerBusy(f"{what} for {RETRY_SECONDS:.0f} s; nothing was written; try again")
-
-
-class _FileLock:
-    """An exclusive advisory lock (``flock``) on a private sidecar file, waited for at
-    most ``RETRY_SECONDS``."""
-
-    def __init__(self, path: str):
-        self.path = path
-        self.fd: int | None = None
-
-    def __enter__(self) -> "_FileLock":
-        import fcntl
-
-        try:
-            self.fd = os.open(self.path, os.O_CREAT | os.O_RDWR, 0o600)
-        except OSError:
-            try:  # a read-only ledger still serialises its (failing) writers
-                self.fd = os.open(self.path, os.O_RDONLY)
-            except OSError:
-                self.fd = None  # a read-only directory: the append will say so itself
-                return self
-        deadline = time.monotonic() + RETRY_SECONDS
-        pause = 0.001
-        while True:
-            try:
-                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return self
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    os.close(self.fd)
-                    self.fd = None
-                    raise _busy("another writer held the ledger") from None
-                time.sleep(pause * (0.5 + random.random()))
-                pause = min(pause * 2, 0.02)
-
-    def __exit__(self, *exc: Any) -> None:
-        import fcntl
-
-        if self.fd is not None:
-            fcntl.flock(self.fd, fcntl.LOCK_UN)
-            os.close(self.fd)
-            self.fd = None
-
-
-class _AdvisoryLock:
-    """A PostgreSQL session advisory lock, taken for the length of an append on a
-    connection of its own (kept open while the ``Ledger`` is); ``lock_timeout`` bounds
-    the wait. Reads the chain head in the same round trip, since the head is the first
-    thing a writer needs once it holds the lock."""
-
-    KEY = int.from_bytes(hashlib.sha256(b"deal-ledger writer").digest()[:8], "big",
-                         signed=True)
-
-    def __init__(self, ledger: "Ledger"):
-        self.ledger = ledger
-        self.held = False
-
-    def _connection(self):
-        ledger = self.ledger
-        if ledger._lock_conn is None or ledger._lock_conn.closed:
-            ledger._lock_conn = _pg_connect(_env_for(ledger.url, False), ledger.url)
-        return ledger._lock_conn
-
-    def __enter__(self) -> "_AdvisoryLock":
-        import psycopg
-
-        from eventsourcing.persistence import StoredEvent
-
-        ledger = self.ledger
-        table = ledger.app.recorder.events_table_name
-        for attempt in (1, 2):
-            try:
-                conn = self._connection()
-                with conn.pipeline():
-                    conn.execute("SELECT pg_advisory_lock(%s)", (self.KEY,))
-                    self.held = True
-                    cur = conn.execute(
-                        f'SELECT originator_version, topic, state FROM "{table}" '
-                        "WHERE originator_id = %s ORDER BY originator_version DESC LIMIT 1",
-                        (CHAIN_ID,))
-                row = cur.fetchone()
-                break
-            except psycopg.errors.LockNotAvailable:
-                self.held = False
-                raise _busy("another writer held the ledger") from None
-            except psycopg.OperationalError as err:
-                self._drop()  # a connection the server dropped: one fresh try
-                if attempt == 2:
-                    raise StoreError("cannot write the ledger: "
-                                     f"{_one_line(err, ledger.url)}") from None
-            except psycopg.Error as err:
-                self._drop()
-                raise StoreError(f"cannot write the ledger: {_one_line(err, ledger.url)}"
-                                 ) from None
-        if row is None:
-            ledger._locked_head = Head(0, GENESIS, None, 0)
-        else:
-            event = ledger.app.mapper.to_domain_event(StoredEvent(
-                originator_id=CHAIN_ID, originator_version=row[0], topic=row[1],
-                state=bytes(row[2])))
-            ledger._locked_head = Head(event.seq, event.hash, event.recorded_at,
-                                       event.originator_version)
-        return self
-
-    def _drop(self) -> None:
-        self.held = False
-        self.ledger._close_lock_conn()  # the server releases a closed session's locks
-
-    def __exit__(self, *exc: Any) -> None:
-        self.ledger._locked_head = None
-        if not self.held:
-            return
-        self.held = False
-        try:
-            self.ledger._lock_conn.execute("SELECT pg_advisory_unlock(%s)", (self.KEY,))
-        except Exception:
-            self._drop()
-
-
-def _create_private_file(path: str) -> None:
-    """A new SQLite ledger is readable and writable by its owner only."""
-    directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        raise StoreError(f"no such directory for the ledger: {directory}", field="--db")
-    try:
-        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-        os.close(fd)
-    except FileExistsError:
-        pass
-    except OSError as err:
-        raise StoreError(f"cannot create the ledger at {path}: {err.strerror}",
-                         field="--db") from None
-
-
-def _pg_connect(env: dict[str, str], url: str) -> Any:
-    """A direct connection with the ledger's settings (the password from the URL, else
-    libpq's own lookup), set up for the writer lock."""
-    import psycopg
-
-    try:
-        conn = psycopg.connect(
-            host=env["POSTGRES_HOST"], port=env["POSTGRES_PORT"], dbname=env["POSTGRES_DBNAME"],
-            user=env["POSTGRES_USER"], password=env.get("POSTGRES_PASSWORD"),
-            connect_timeout=int(env["POSTGRES_CONNECT_TIMEOUT"]), autocommit=True)
-        conn.execute(f"SET lock_timeout = '{int(RETRY_SECONDS * 1000)}ms'")
-        conn.execute("SET idle_in_transaction_session_timeout = '60s'")
-        return conn
-    except psycopg.Error as err:
-        raise StoreError(f"cannot open the ledger at {redact(url)}: {_one_line(err, url)}",
-                         field="--db") from None
-
-
-def _read_only_place(path: str) -> bool:
-    """The SQLite file or its directory cannot be written by this process."""
-    directory = os.path.dirname(os.path.abspath(path))
-    return not os.access(path, os.W_OK) or not os.access(directory, os.W_OK)
-
-
-def _immutable_uri(path: str) -> str:
-    from urllib.parse import quote
-
-    return f"file:{quote(os.path.abspath(path))}?mode=ro&immutable=1"
-
-
-def _check_sqlite_header(path: str) -> None:
-    """Refuse a file that is not a ledger before the library trips on it (or, worse,
-    adds a ledger's tables to another program's database)."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(16)
-    except OSError as err:
-        raise StoreError(f"cannot read the ledger at {path}: {err.strerror}",
-                         field="--db") from None
-    if not head:
-        return  # a new, empty file: the ledger's to set up
-    if head != b"SQLite format 3\x00":
-        raise StoreError(f"{path} is not a ledger (not a SQLite database)", field="--db")
-    import sqlite3
-    from urllib.parse import quote
-
-    try:
-        conn = sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode=ro", uri=True,
-                               timeout=5)
-        try:
-            tables = {r[0] for r in conn.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table'")}
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        return  # unreadable here (a read-only directory...): opening will say more
-    if tables and "stored_events" not in tables:
-        raise StoreError(f"{path} is a SQLite database but not a ledger (it holds "
-                         f"{', '.join(sorted(tables)[:3])}...)", field="--db")
-
-
-def _is_read_only(err: Exception) -> bool:
-    text = str(err).lower()
-    return "readonly" in text or "read-only" in text or "permission denied" in text
-
-
-def _one_line(err: Exception, url: str) -> str:
-    """An exception's text on one line, without any password, at most 300 characters."""
-    text = " ".join(str(err).split()) or type(err).__name__
-    for secret in _secrets(url):
-        text = text.replace(secret, "***")
-    return text[:300]

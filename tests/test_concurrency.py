@@ -85,10 +85,10 @@ def test_two_operators_cannot_together_convert_more_than_held(store_url):
 def _hold_the_writer_lock(url: str) -> subprocess.Popen:
     """Another process holding the ledger's writer lock until killed."""
     if url.startswith("postgres"):
-        from ledger.store import _AdvisoryLock
+        from ledger.locks import AdvisoryLock
 
         code = ("import psycopg, sys, time; c = psycopg.connect(sys.argv[1], autocommit=True); "
-                f"c.execute('SELECT pg_advisory_lock({_AdvisoryLock.KEY})'); "
+                f"c.execute('SELECT pg_advisory_lock({AdvisoryLock.KEY})'); "
                 "print('held', flush=True); time.sleep(600)")
         args = [url]
     else:

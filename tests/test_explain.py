@@ -292,7 +292,7 @@ def test_price_and_shares_of_an_instrument_still_held():
     assert out["reproduces_figure"] is True and out["arithmetic_checks_ok"] is True
     [adjustment] = node["parts"]
     assert clause_refs(adjustment) == ["Letter ¶2", "Warrant Agreement Art. IV"]
-    assert f"3.00 × (10000000 + 250000) / (10000000 + 500000)" in adjustment["arithmetic"]
+    assert "3.00 × (10000000 + 250000) / (10000000 + 500000)" in adjustment["arithmetic"]
     shares = explained(TRUE_UP, "true_up.instruments[instrument=W-2].shares", as_of="2003-01-01")
     # 50,000 × 3.00 / 2.9286 = 51,219.01… → 51,219
     assert shares["value"] == int(Decimal(50_000) * Decimal("3.00") / P1) == 51_219

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ledger.chain import verify
-from ledger.errors import DuplicateKey, InvalidEvent, RuleViolation
+from ledger.errors import DuplicateKey, RuleViolation
 from ledger.events import parse_event
 from ledger.store import GENESIS, Ledger, SNAPSHOT_INTERVAL, deal_id, record_hash
 from tests.support import ev, opened

@@ -22,7 +22,6 @@ from projections.interpretations import REGISTRY
 from projections.report import report
 from projections.whatif import Addition, Changes, ScenarioError, resolve_id, whatif
 from tests.support import build, ev, opened
-from tests.test_history import many_events
 
 LEHMAN = "Lehman Brothers Inc."
 P = Decimal(60_000_000)
