@@ -13,7 +13,6 @@ import sys
 import click
 
 
-
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option("0.1.0", prog_name="deal-ledger")
 def cli() -> None:
