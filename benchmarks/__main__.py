@@ -1,0 +1,532 @@
+"""``python -m benchmarks [--quick] [--postgres URL]``: the ledger against the raw
+libraries, measured in the same run, printed as one table of ratios.
+
+The cases (full sizes; ``--quick`` shrinks them so CI can check the suite still runs):
+
+* append: a 100,000-event JSONL batch over 100 new deals, parsed and appended in one
+  ``Ledger.append``; anchor: the library saving the same records as 100 aggregates in one
+  ``Application.save`` (and, under it, plain sqlite3 ``executemany``);
+* record: ``deal-ledger record`` (a subprocess) on a 10-event and a 10,000-event deal,
+  alternately, median of 7 each; the 10-event one is the anchor;
+* report: the SPEC §7 report in process, warm, of a 10,000-event deal and of a deal with
+  1,000 Holders in a 20-year default (and the Additional Interest amounts alone, which a
+  timed unit test used to measure); anchor: the library's read of the deal's events;
+* whatif: ``deal-ledger whatif --add`` against ``deal-ledger report`` of the same deal;
+* views: ``deal-ledger views --rebuild`` over 1,000,000 events in 1,000 deals (100,000
+  in 100 on PostgreSQL), then incremental runs after 1,000 more events over 10 deals and
+  over every deal; anchor: the library's read-and-decode of the notification log (and,
+  under it, plain sqlite3 SELECT with ``json.loads``);
+* ``deal-ledger --help``: which heavy libraries it imports (``-X importtime``).
+
+Every case and every anchor runs in its own child process (``benchmarks.child``), so
+that its peak memory is its own. Generated ledgers are cached under ``--cache`` (keyed
+by size and by the source of the generator and the store), and copied before a case
+writes to them. On PostgreSQL each run creates its own databases on the server named
+by ``--postgres`` and drops them at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .child import MARKER
+
+ROOT = Path(__file__).resolve().parent.parent
+GIB_KIB = 1024 * 1024
+
+SIZES: dict[str, dict[str, int]] = {
+    "full": {"append_deals": 100, "append_per": 1000, "small": 10, "big": 10_000,
+             "holders": 1000, "record_reps": 7, "report_reps": 7, "whatif_reps": 5,
+             "log_deals": 1000, "log_per": 1000, "log_batch_deals": 100,
+             "pg_log_deals": 100, "new": 1000, "new_deals": 10, "help_reps": 5},
+    "quick": {"append_deals": 20, "append_per": 100, "small": 10, "big": 500,
+              "holders": 100, "record_reps": 3, "report_reps": 3, "whatif_reps": 2,
+              "log_deals": 20, "log_per": 100, "log_batch_deals": 20,
+              "pg_log_deals": 20, "new": 100, "new_deals": 2, "help_reps": 2},
+}
+
+
+@dataclass(frozen=True)
+class Target:
+    op: str                    # ">=" or "<="
+    value: float
+    text: str
+    absolute: bool = False     # compare seconds, not the ratio
+    backends: tuple[str, ...] = ("sqlite",)
+
+
+@dataclass(frozen=True)
+class Spec:
+    label: str
+    kind: str                  # "rate": ratio of events/s; "time": ratio of seconds
+    anchor: str | None = None  # id of the row measured as this row's anchor
+    target: Target | None = None
+
+
+SPECS: dict[str, Spec] = {
+    "help": Spec("deal-ledger --help (command)", "time"),
+    "sqlite-insert": Spec("anchor: sqlite3 executemany, 1 transaction", "rate"),
+    "es-save": Spec("anchor: eventsourcing batch save, 1 save()", "rate", "sqlite-insert"),
+    "append": Spec("append JSONL batch (parse + Ledger.append)", "rate", "es-save",
+                   Target(">=", 0.40, ">= 0.40x es save", backends=("sqlite", "postgres"))),
+    "record-small": Spec("record 1 event, 10-event deal (command)", "time"),
+    "record-big": Spec("record 1 event, big deal (command)", "time", None,
+                       Target("<=", 1.5, "<= 1.5x record on 10")),
+    "report-big": Spec("report, big deal (in process, warm)", "time", None,
+                       Target("<=", 0.100, "<= 100 ms", absolute=True)),
+    "report-holders": Spec("report, Holders x 20-year default (warm)", "time", None,
+                           Target("<=", 0.5, "<= 0.5 s", absolute=True)),
+    "amounts-holders": Spec("  of which Additional Interest amounts", "time", None,
+                            Target("<=", 0.5, "<= 0.5 s", absolute=True)),
+    "whatif": Spec("whatif, Holders deal (command)", "time", None,
+                   Target("<=", 2.0, "<= 2x its report")),
+    "sqlite-select": Spec("anchor: sqlite3 SELECT + json.loads", "rate"),
+    "es-read": Spec("anchor: eventsourcing read-and-decode log", "rate", "sqlite-select"),
+    "ledger-read": Spec("ledger read of the whole log (records())", "rate", "es-read"),
+    "views-rebuild": Spec("views --rebuild (command)", "rate", "es-read",
+                          Target(">=", 0.50, ">= 0.50x es read; <= 1 GiB")),
+    "views-incremental": Spec("views after new events (command)", "time", None,
+                              Target("<=", 2.0, "<= 2 s", absolute=True)),
+    "views-incremental-wide": Spec("views after new events, every deal (command)", "time"),
+}
+
+
+# ---------------------------------------------------------------- running jobs
+
+
+class Runner:
+    """Runs jobs in child processes and keeps their rows."""
+
+    def __init__(self, args: argparse.Namespace, work: Path):
+        self.args, self.work = args, work
+        self.size = SIZES["quick" if args.quick else "full"]
+        self.groups = {g.strip() for g in args.only.split(",") if g.strip()}
+        self.rows: list[dict[str, Any]] = []
+        self.timeout = 120 if args.quick else 1800
+
+    def env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(
+            os.pathsep)
+        env.setdefault("LEDGER_USER", "bench")
+        return env
+
+    def job(self, backend: str, job: str, params: dict[str, Any], ids: list[str],
+            sizes: dict[str, str], *, record: bool = True) -> list[dict[str, Any]]:
+        print(f"[{backend}] {job} {json.dumps({k: v for k, v in params.items() if k not in ('url', 'path', 'out')})}",
+              file=sys.stderr, flush=True)
+        cmd = [sys.executable, "-m", "benchmarks.child", job, json.dumps(params)]
+        start = time.perf_counter()
+        try:
+            done = subprocess.run(cmd, cwd=ROOT, env=self.env(), stdout=subprocess.PIPE,
+                                  text=True, timeout=self.timeout)
+            line = next((x for x in reversed(done.stdout.splitlines()) if x.startswith(MARKER)),
+                        None)
+            if line is None:
+                raise RuntimeError(f"the child exited {done.returncode} without a result")
+            out = json.loads(line[len(MARKER):])
+        except subprocess.TimeoutExpired:
+            out = {"rows": [{"id": i, "status": "error",
+                             "message": f"timed out after {self.timeout} s"} for i in ids],
+                   "peak_self_kib": None}
+        except Exception as err:
+            out = {"rows": [{"id": i, "status": "error", "message": str(err)} for i in ids],
+                   "peak_self_kib": None}
+        print(f"[{backend}] {job}: {time.perf_counter() - start:.1f} s", file=sys.stderr,
+              flush=True)
+        rows = []
+        for r in out["rows"]:
+            r.setdefault("status", "ok")
+            r["backend"] = backend
+            r["size"] = sizes.get(r["id"], "")
+            if r["status"] != "ok":
+                r["peak_kib"] = None
+            elif not r.get("peak_kib"):
+                r["peak_kib"] = out["peak_self_kib"]
+            rows.append(r)
+        if record:
+            self.rows.extend(rows)
+        return rows
+
+    def failed(self, backend: str, ids: list[str], message: str) -> None:
+        wanted = {i for i in ids if i in SPECS and (backend == "sqlite" or i != "sqlite-select")}
+        for i in sorted(wanted, key=list(SPECS).index):
+            self.rows.append({"id": i, "backend": backend, "size": "", "status": "error",
+                              "message": message, "peak_kib": None})
+
+
+class PrepareFailed(Exception):
+    """Generating a ledger failed: the cases that read it are reported as errors."""
+
+
+def fingerprint() -> str:
+    """The cache key part that changes when the generator or the store changes."""
+    h = hashlib.sha256()
+    for rel in ("benchmarks/data.py", "ledger/store.py", "ledger/guards.py",
+                "ledger/events.py", "ledger/terms.py", "ledger/values.py"):
+        path = ROOT / rel
+        h.update(path.read_bytes() if path.exists() else rel.encode())
+    return h.hexdigest()[:12]
+
+
+def cached_sqlite(runner: Runner, name: str, job: str, params: dict[str, Any]) -> Path:
+    """A generated SQLite ledger from the cache, generating it (in a child) if missing."""
+    cache = Path(runner.args.cache)
+    cache.mkdir(parents=True, exist_ok=True)
+    final = cache / f"{name}-{fingerprint()}.db"
+    if final.exists():
+        print(f"[sqlite] {job}: cached {final}", file=sys.stderr, flush=True)
+        return final
+    part = cache / f"{name}-{fingerprint()}.part.db"
+    rows = runner.job("sqlite", job, {**params, "url": str(part)}, [job], {}, record=False)
+    if rows[0]["status"] != "ok":
+        raise PrepareFailed(f"{job} failed: {rows[0].get('message')}")
+    for suffix in ("-wal", "-shm", ".lock"):
+        if os.path.exists(str(part) + suffix):
+            os.remove(str(part) + suffix)
+    part.rename(final)
+    for stale in cache.glob(f"{name}-*.db"):   # older generators' or stores' ledgers
+        if stale != final:
+            stale.unlink()
+    return final
+
+
+def work_copy(runner: Runner, src: Path, name: str) -> str:
+    dst = runner.work / name
+    shutil.copyfile(src, dst)
+    os.chmod(dst, 0o600)
+    return str(dst)
+
+
+class PgDatabases:
+    """Fresh databases on the server, dropped at the end."""
+
+    def __init__(self, url: str):
+        self.url, self.names = url, []
+
+    def _admin(self, sql: str) -> None:
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            conn.execute(sql)
+
+    def new(self, tag: str) -> str:
+        name = f"dl_bench_{os.getpid()}_{tag}".replace("-", "_")
+        self._admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        self._admin(f"CREATE DATABASE {name}")
+        self.names.append(name)
+        return self.url.rsplit("/", 1)[0] + "/" + name
+
+    def drop_all(self) -> None:
+        for name in self.names:
+            try:
+                self._admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+            except Exception as err:  # report, but never hide the table
+                print(f"could not drop {name}: {err}", file=sys.stderr)
+
+
+# ------------------------------------------------------------------ the suite
+
+
+def run_backend(runner: Runner, backend: str, pg: PgDatabases | None) -> None:
+    s, groups = runner.size, runner.groups
+    n_append = s["append_deals"] * s["append_per"]
+
+    def url_for(tag: str) -> str:
+        return pg.new(tag) if pg else str(runner.work / f"{tag}.db")
+
+    if "help" in groups and backend == "sqlite":
+        runner.job(backend, "help", {"reps": s["help_reps"]}, ["help"], {"help": ""})
+
+    if "append" in groups:
+        sizes = {i: f"{n_append:,} ev / {s['append_deals']} deals"
+                 for i in ("sqlite-insert", "es-save", "append")}
+        params = {"deals": s["append_deals"], "per_deal": s["append_per"]}
+        if backend == "sqlite":
+            runner.job(backend, "sqlite-insert", {**params, "path": str(runner.work / "raw.db")},
+                       ["sqlite-insert"], sizes)
+        runner.job(backend, "es-save", {**params, "url": url_for("anchor")}, ["es-save"], sizes)
+        runner.job(backend, "append", {**params, "url": url_for("append")}, ["append"], sizes)
+
+    if groups & {"record", "report", "whatif"}:
+        try:
+            deal_cases(runner, backend, url_for)
+        except PrepareFailed as err:
+            runner.failed(backend, ["report-big", "report-holders", "amounts-holders", "whatif",
+                                    "record-small", "record-big"], str(err))
+
+    if "views" in groups:
+        try:
+            log_cases(runner, backend, url_for)
+        except PrepareFailed as err:
+            runner.failed(backend, ["sqlite-select", "es-read", "ledger-read", "views-rebuild",
+                                    "views-incremental", "views-incremental-wide"], str(err))
+
+
+def deal_cases(runner: Runner, backend: str, url_for: Any) -> None:
+    """The record, report and whatif cases, on one generated ledger of three deals."""
+    s, groups = runner.size, runner.groups
+    prep = {"small": s["small"], "big": s["big"], "holders": s["holders"]}
+    if backend == "sqlite":
+        cached = cached_sqlite(runner, f"deals-s{s['small']}-b{s['big']}-h{s['holders']}",
+                               "prepare-deals", prep)
+        fresh = lambda tag: work_copy(runner, cached, f"{tag}.db")  # noqa: E731
+    else:
+        url = url_for("deals")
+        rows = runner.job(backend, "prepare-deals", {**prep, "url": url},
+                          ["prepare-deals"], {}, record=False)
+        if rows[0]["status"] != "ok":
+            raise PrepareFailed(f"prepare-deals failed: {rows[0].get('message')}")
+        fresh = lambda tag: url  # noqa: E731
+    holders = f"{s['holders']:,} Holders, 20-year default"
+    if "report" in groups:
+        runner.job(backend, "report", {"url": fresh("report"), "deal": "big",
+                                       "row": "report-big", "reps": s["report_reps"]},
+                   ["report-big"], {"report-big": f"{s['big']:,}-event deal"})
+        runner.job(backend, "report-holders",
+                   {"url": fresh("holders"), "deal": "holders", "reps": s["report_reps"]},
+                   ["report-holders", "amounts-holders"],
+                   {"report-holders": holders, "amounts-holders": holders})
+    if "whatif" in groups:
+        runner.job(backend, "whatif", {"url": fresh("whatif"), "deal": "holders",
+                                       "reps": s["whatif_reps"]},
+                   ["whatif"], {"whatif": holders})
+    if "record" in groups:   # last: it appends to the deals
+        runner.job(backend, "record", {"url": fresh("record"), "reps": s["record_reps"]},
+                   ["record-small", "record-big"],
+                   {"record-small": f"{s['small']}-event deal",
+                    "record-big": f"{s['big']:,}-event deal"})
+
+
+def log_cases(runner: Runner, backend: str, url_for: Any) -> None:
+    """The views cases and the read anchors, on one generated ledger of many deals."""
+    s = runner.size
+    deals = s["log_deals"] if backend == "sqlite" else s["pg_log_deals"]
+    total = deals * s["log_per"]
+    prep = {"deals": deals, "per_deal": s["log_per"],
+            "batch_deals": min(s["log_batch_deals"], deals)}
+    if backend == "sqlite":
+        cached = cached_sqlite(runner, f"log-{deals}x{s['log_per']}", "prepare-log", prep)
+        url = str(cached)   # read-only cases read the cache itself
+    else:
+        url = url_for("log")
+        rows = runner.job(backend, "prepare-log", {**prep, "url": url}, ["prepare-log"],
+                          {}, record=False)
+        if rows[0]["status"] != "ok":
+            raise PrepareFailed(f"prepare-log failed: {rows[0].get('message')}")
+    label = f"{total:,} ev / {deals:,} deals"
+    sizes = {i: label for i in ("es-read", "sqlite-select", "ledger-read",
+                                "views-rebuild")}
+    sizes["views-incremental"] = f"+{s['new']:,} ev / {s['new_deals']} deals"
+    sizes["views-incremental-wide"] = f"+{s['new']:,} ev / {deals:,} deals"
+    if backend == "sqlite":
+        runner.job(backend, "sqlite-select", {"url": url}, ["sqlite-select"], sizes)
+    runner.job(backend, "es-read", {"url": url}, ["es-read"], sizes)
+    runner.job(backend, "ledger-read", {"url": url}, ["ledger-read"], sizes)
+    views_url = work_copy(runner, Path(url), "views-ledger.db") if backend == "sqlite" else url
+    runner.job(backend, "views", {"url": views_url, "out": str(runner.work / f"views-{backend}.db"),
+                                  "events": total, "deals": deals, "new": s["new"],
+                                  "new_deals": s["new_deals"]},
+               ["views-rebuild", "views-incremental", "views-incremental-wide"], sizes)
+    if backend == "sqlite":
+        os.remove(views_url)
+
+
+# ------------------------------------------------------------------ the table
+
+
+def fmt_time(seconds: float | None) -> str:
+    if seconds is None:
+        return ""
+    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+def fmt_rate(events: int | None, seconds: float | None) -> str:
+    if not events or not seconds:
+        return ""
+    return f"{events / seconds:,.0f}"
+
+
+def evaluate(row: dict[str, Any], by_key: dict[tuple[str, str], dict[str, Any]]) -> None:
+    """Fill the row's anchor, ratio and verdict."""
+    spec = SPECS[row["id"]]
+    anchor = row.get("anchor")
+    if spec.anchor:
+        a = by_key.get((row["backend"], spec.anchor))
+        if a and a["status"] == "ok":
+            anchor = {"name": SPECS[spec.anchor].label.removeprefix("anchor: "),
+                      "seconds": a["seconds"], "events": a["events"]}
+    row["anchor"] = anchor
+    row["ratio"], row["ratio_text"] = None, ""
+    if row["status"] == "ok" and anchor and anchor.get("seconds"):
+        if spec.kind == "rate" and row.get("events") and anchor.get("events"):
+            ratio = (row["events"] / row["seconds"]) / (anchor["events"] / anchor["seconds"])
+            row["ratio"], row["ratio_text"] = ratio, f"{ratio:.2f}x rate"
+        else:
+            ratio = row["seconds"] / anchor["seconds"]
+            row["ratio"], row["ratio_text"] = ratio, f"{ratio:.2f}x time"
+    target = spec.target
+    row["target_text"], row["met"] = "", ""
+    if row["id"] == "help":
+        row["target_text"] = "no eventsourcing/pydantic/holidays"
+        if row["status"] == "ok":
+            row["met"] = "NO" if row.get("imports") else "yes"
+        return
+    if not target or row["backend"] not in target.backends:
+        return
+    row["target_text"] = target.text
+    if row["status"] != "ok":
+        row["met"] = "n/a"
+        return
+    value = row["seconds"] if target.absolute else row["ratio"]
+    if value is None:
+        row["met"] = "n/a"
+        return
+    ok = value >= target.value if target.op == ">=" else value <= target.value
+    if row["id"] == "views-rebuild" and row.get("peak_kib"):
+        ok = ok and row["peak_kib"] <= GIB_KIB
+    row["met"] = "yes" if ok else "NO"
+
+
+def machine() -> str:
+    cpu = platform.processor() or "?"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    ram = ""
+    try:
+        kib = int(Path("/proc/meminfo").read_text().split()[1])
+        ram = f", {kib / GIB_KIB:.1f} GiB RAM"
+    except (OSError, ValueError, IndexError):
+        pass
+    import sqlite3
+    from importlib.metadata import version
+
+    return (f"{cpu}, {os.cpu_count()} cores{ram}; Python {platform.python_version()}, "
+            f"eventsourcing {version('eventsourcing')}, SQLite {sqlite3.sqlite_version}")
+
+
+def code_revision() -> str:
+    """The commit measured, and whether the work tree differs from it."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                              capture_output=True, text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=ROOT, capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return "revision unknown"
+    if not head:
+        return "revision unknown"
+    return f"commit {head}" + (" + uncommitted changes" if dirty.strip() else "")
+
+
+COLUMNS = ("case", "db", "size", "time", "events/s", "peak MiB", "anchor (same run)",
+           "anchor time", "ratio", "target", "met")
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    lines = []
+    for r in rows:
+        spec = SPECS[r["id"]]
+        label = spec.label
+        if r["status"] != "ok":
+            lines.append((label, r["backend"], r["size"], r.get("message", r["status"])[:60],
+                          "", "", "", "", "", r.get("target_text", ""), r.get("met", "")))
+            continue
+        a = r.get("anchor") or {}
+        a_text = ""
+        if a:
+            a_rate = fmt_rate(a.get("events"), a.get("seconds"))
+            a_text = a["name"] + (f" ({a_rate} ev/s)" if a_rate and spec.kind == "rate" else "")
+        peak = f"{r['peak_kib'] / 1024:,.0f}" if r.get("peak_kib") else ""
+        rate = fmt_rate(r.get("events"), r["seconds"]) if (r.get("events") or 0) > 1 else ""
+        lines.append((label, r["backend"], r["size"], fmt_time(r["seconds"]), rate, peak, a_text,
+                      fmt_time(a.get("seconds")), r["ratio_text"], r["target_text"], r["met"]))
+    widths = [max(len(c), *(len(str(x[i])) for x in lines)) if lines else len(c)
+              for i, c in enumerate(COLUMNS)]
+    out = [" | ".join(c.ljust(w) for c, w in zip(COLUMNS, widths)),
+           "-+-".join("-" * w for w in widths)]
+    out += [" | ".join(str(x).ljust(w) for x, w in zip(line, widths)) for line in lines]
+    return "\n".join(out)
+
+
+def notes(rows: list[dict[str, Any]]) -> list[str]:
+    out = []
+    for r in rows:
+        if r.get("message"):
+            out.append(f"- {SPECS[r['id']].label.strip()} [{r['backend']}]: {r['message']}")
+    return out
+
+
+# ------------------------------------------------------------------------ main
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="small sizes: checks the suite runs")
+    ap.add_argument("--postgres", metavar="URL",
+                    help="also run every case on PostgreSQL (a server URL; the run creates "
+                         "and drops its own databases)")
+    ap.add_argument("--cache", default=os.environ.get("DEAL_LEDGER_BENCH_CACHE") or str(
+        Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "deal-ledger-bench"),
+        help="where generated ledgers are kept between runs ($DEAL_LEDGER_BENCH_CACHE)")
+    ap.add_argument("--only", default="help,append,record,report,whatif,views",
+                    help="comma-separated groups: help, append, record, report, whatif, views")
+    ap.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
+    args = ap.parse_args(argv)
+
+    work = Path(tempfile.mkdtemp(prefix="deal-ledger-bench-"))
+    runner = Runner(args, work)
+    pg = PgDatabases(args.postgres) if args.postgres else None
+    started = time.perf_counter()
+    revision = code_revision()
+    try:
+        run_backend(runner, "sqlite", None)
+        if pg:
+            run_backend(runner, "postgres", pg)
+    finally:
+        if pg:
+            pg.drop_all()
+        shutil.rmtree(work, ignore_errors=True)
+    order = list(SPECS)
+    runner.rows.sort(key=lambda r: (r["backend"] != "sqlite", order.index(r["id"])))
+    by_key = {(r["backend"], r["id"]): r for r in runner.rows}
+    for r in runner.rows:
+        evaluate(r, by_key)
+    mode = "quick sizes (targets are set for the full sizes)" if args.quick else "full sizes"
+    print(f"deal-ledger benchmarks, {mode}, {revision}; {machine()}")
+    print(table(runner.rows))
+    extra = notes(runner.rows)
+    if extra:
+        print("\n".join(["", "notes:", *extra]))
+    print("\npeak MiB: peak RSS (ru_maxrss), interpreter and imports included: of the child "
+          "process that ran the case in process, or for a (command) case the largest of the "
+          "deal-ledger processes measured, each its own (os.wait4).")
+    if args.postgres:
+        print("PostgreSQL: the anchors insert as the ledger's store does, through "
+              "eventsourcing's server-side function (POSTGRES_ENABLE_DB_FUNCTIONS=y); the "
+              "library's default pipelined insert hangs on batches over ~10 MB.")
+    print(f"total {time.perf_counter() - started:.0f} s")
+    if args.json:
+        Path(args.json).write_text(json.dumps(runner.rows, indent=2, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
