@@ -469,17 +469,19 @@ def _recompute(models: ReadModels, as_of: date, last_seq: int,
         batch = [_deal_rows(models, deal, as_of, last_seq)
                  for deal in dirty[start:start + per_commit]]
         with models.transaction() as c:
-            db = database(c.sqlite_cursor.connection)
             for deal, rows, deal_summary, retracted_seqs in batch:
                 for table in (*SCHEDULES, "deals", "dirty"):
                     c.execute(f"DELETE FROM {table} WHERE deal = ?", (deal,))
                 if deal_summary is None:  # no events of the deal up to last_seq
                     continue
                 for table, table_rows in rows.items():
-                    db[table].insert_all(
-                        ({"deal": deal, "n": n, **{k: _sql_value(v) for k, v in row.items()}}
-                         for n, row in enumerate(table_rows, start=1)), batch_size=500)
-                db["deals"].insert({k: _sql_value(v) for k, v in deal_summary.items()})
+                    if table_rows:  # plain executemany: sqlite-utils made the tables
+                        columns = [name for name, _ in SCHEDULES[table]]
+                        c.executemany(_INSERT[table], [
+                            (deal, n, *(_sql_value(row[k]) for k in columns))
+                            for n, row in enumerate(table_rows, start=1)])
+                c.execute(_INSERT["deals"], [_sql_value(deal_summary[name])
+                                             for name, _ in DEAL_COLUMNS])
                 c.execute("UPDATE events SET retracted = 0 WHERE deal = ? AND retracted = 1",
                           (deal,))
                 c.executemany("UPDATE events SET retracted = 1 WHERE seq = ?",
@@ -489,6 +491,10 @@ def _recompute(models: ReadModels, as_of: date, last_seq: int,
                 done += 1
     return done, errors
 
+
+_INSERT = {**{table: f"INSERT INTO {table} VALUES ({', '.join('?' * (len(columns) + 2))})"
+              for table, columns in SCHEDULES.items()},
+           "deals": f"INSERT INTO deals VALUES ({', '.join('?' * len(DEAL_COLUMNS))})"}
 
 _SELECT_DEAL = ("SELECT seq, id, deal, type, date, data, source, key, v, recorded_at, "
                 "recorded_by, prev_hash, hash, extra FROM events "
