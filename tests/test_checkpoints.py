@@ -11,16 +11,11 @@ import json
 import uuid
 
 import pytest
-from click.testing import CliRunner
 
-from cli.main import cli
+from tests.cli_support import run
 from ledger.store import CHAIN_ID, record_hash
 from tests.db_access import Raw
 from tests.support import ev, opened
-
-
-def run(*args: str):
-    return CliRunner().invoke(cli, list(args))
 
 
 def append(db: str, tmp_path, objs) -> None:

@@ -9,9 +9,8 @@ import json
 import tempfile
 
 import pytest
-from click.testing import CliRunner
 
-from cli.main import cli
+from tests.cli_support import ok, run
 
 RRA = "infocrossing-rra-2004"
 LETTER = "infocrossing-letter-2002"
@@ -23,15 +22,6 @@ WARRANTHOLDERS = {"DB Capital Investors, L.P.", "Sandler Capital Partners V, L.P
 CAMDEN = {"Camden Partners Strategic Fund II-A, L.P.",
           "Camden Partners Strategic Fund II-B, L.P.",
           "Cahill Warnock Strategic Partners Fund, L.P.", "Strategic Associates, L.P."}
-
-
-def run(*args: str):
-    return CliRunner().invoke(cli, list(args), env={"COLUMNS": "200"})
-
-
-def ok(result) -> str:
-    assert result.exit_code == 0, (result.exit_code, result.output, result.exception)
-    return result.stdout
 
 
 @pytest.fixture(scope="module")

@@ -7,9 +7,8 @@ import json
 import re
 
 import pytest
-from click.testing import CliRunner
 
-from cli.main import cli
+from tests.cli_support import ok, refused, run
 from ledger.terms import TEMPLATES
 
 RRA = "infocrossing-rra-2004"
@@ -17,25 +16,6 @@ LETTER = "infocrossing-letter-2002"
 LEHMAN = "Lehman Brothers Inc."
 STORE_FIELDS = {"id", "seq", "recorded_at", "recorded_by", "prev_hash", "hash"}
 HEX64 = re.compile(r"[0-9a-f]{64}")
-
-
-def run(*args: str, input: str | bytes | None = None):
-    """One command, with a console wide enough that no table cell folds."""
-    return CliRunner().invoke(cli, list(args), input=input, env={"COLUMNS": "200"})
-
-
-def ok(result) -> str:
-    assert result.exit_code == 0, (result.exit_code, result.output, result.exception)
-    return result.stdout
-
-
-def refused(result, code: int) -> str:
-    """A refusal: the exit code, one line on stderr, nothing on stdout, no traceback."""
-    assert result.exit_code == code, (result.exit_code, result.output, result.exception)
-    assert result.stdout == ""
-    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
-    assert "Traceback" not in result.output
-    return result.stderr
 
 
 def log_records(db: str, *extra: str) -> list[dict]:

@@ -9,9 +9,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from cli.main import cli
+from tests.cli_support import ok, refused, run
 from ledger.terms import TEMPLATES
 
 RRA = "infocrossing-rra-2004"
@@ -24,25 +23,6 @@ CAMDEN = "Camden Partners Strategic Fund II-A, L.P."
 HEAD = {"deal", "kind", "as_of", "known_at", "interpretations"}
 REGISTRATION_VIEWS = ("status", "interest", "suspensions", "deadlines", "consents")
 LETTER_VIEWS = ("trueup", "instruments")
-
-
-def run(*args: str, input: str | None = None):
-    """One command, with a console wide enough that no table cell folds."""
-    return CliRunner().invoke(cli, list(args), input=input, env={"COLUMNS": "200"})
-
-
-def ok(result) -> str:
-    assert result.exit_code == 0, (result.exit_code, result.output, result.exception)
-    return result.stdout
-
-
-def refused(result, code: int) -> str:
-    """A refusal: the exit code, one line on stderr, nothing on stdout, no traceback."""
-    assert result.exit_code == code, (result.exit_code, result.output, result.exception)
-    assert result.stdout == ""
-    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
-    assert "Traceback" not in result.output
-    return result.stderr
 
 
 def as_json(*args: str) -> dict:

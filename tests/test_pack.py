@@ -14,9 +14,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from cli.main import cli
+from tests.cli_support import run
 from ledger.demo import AS_OF, LETTER, RRA, build_demo
 from ledger.events import parse_event
 from ledger.pack import MANIFEST
@@ -28,10 +27,6 @@ RRA_FILES = {"events.jsonl", "chain.json", "head.txt", "report.json", "interpret
              "deadlines.csv", "index.html", "manifest.json"}
 LETTER_FILES = {"events.jsonl", "chain.json", "head.txt", "report.json",
                 "interpretations.json", "true_ups.csv", "index.html", "manifest.json"}
-
-
-def run(*args: str):
-    return CliRunner().invoke(cli, list(args))
 
 
 @pytest.fixture(scope="module")

@@ -18,9 +18,8 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from cli.main import cli
+from tests.cli_support import run
 from ledger.demo import AS_OF, RRA, build_demo
 from ledger.events import parse_event
 from ledger.store import Ledger
@@ -29,10 +28,6 @@ from tests.support import ev, opened
 TABLES = ("events", "deals", "defaults", "suspension_periods", "payments", "deadlines",
           "true_ups", "dirty", "meta")
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def run(*args: str):
-    return CliRunner().invoke(cli, list(args))
 
 
 def views(db: str, out: Path, *more: str) -> dict:
