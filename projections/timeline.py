@@ -7,9 +7,13 @@ by ``(date, seq)``. The calendar is the Fed schedule plus the overrides that rem
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any, Iterable, Mapping
+from functools import cached_property
+from itertools import chain
+from operator import attrgetter
+from typing import Any, Iterable, Iterator, Mapping
 
 from ledger.calendar import BusinessCalendar, Override
 from ledger.events import Event
@@ -29,7 +33,27 @@ class Timeline:
     by_id: Mapping[str, Event]         # every event known at known_at, retracted or not
 
     def of_type(self, *types: str) -> list[Event]:
-        return [e for e in self.events if e.type in types]
+        """The events of ``types``, in timeline order: what ``[e for e in events if e.type
+        in types]`` gives, from an index by type made once (a projection that reads a few
+        kinds of events then skips the thousands of others)."""
+        index = self._by_type
+        found = [index[t] for t in dict.fromkeys(types) if t in index]
+        if len(found) == 1:
+            return list(found[0][1])
+        return [e for _, e in sorted(chain.from_iterable(zip(*f) for f in found))]
+
+    @cached_property
+    def _by_type(self) -> dict[str, tuple[list[int], list[Event]]]:
+        """Event type -> the positions in ``events`` of the events of that type, and they."""
+        out: dict[str, tuple[list[int], list[Event]]] = {}
+        for i, e in enumerate(self.events):
+            found = out.get(e.type)
+            if found is None:
+                out[e.type] = ([i], [e])
+            else:
+                found[0].append(i)
+                found[1].append(e)
+        return out
 
 
 def retracted_ids(events: Iterable[Event]) -> frozenset[str]:
@@ -43,21 +67,55 @@ def retracted_ids(events: Iterable[Event]) -> frozenset[str]:
     return frozenset(out)
 
 
+class _ById(Mapping[str, Event]):
+    """``{id: event}`` of the events known, made on first use (a report never asks)."""
+
+    __slots__ = ("_events", "_table")
+
+    def __init__(self, events: list[Event]) -> None:
+        self._events = events
+        self._table: dict[str, Event] | None = None
+
+    def _index(self) -> dict[str, Event]:
+        if self._table is None:
+            self._table = {e.id: e for e in self._events}
+        return self._table
+
+    def __getitem__(self, event_id: str) -> Event:
+        return self._index()[event_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index())
+
+    def __len__(self) -> int:
+        return len(self._index())
+
+    def __repr__(self) -> str:
+        return repr(self._index())
+
+
+_ORDER = attrgetter("date", "seq")
+_DATE = attrgetter("date")
+
+
 def build_timeline(events: Iterable[Event], as_of: date,
                    known_at: datetime | None = None) -> Timeline:
     """Filter and order one deal's events; ``ValueError`` if the deal was never opened."""
-    known = [e for e in events if known_at is None or e.recorded_at <= known_at]
+    known = (list(events) if known_at is None
+             else [e for e in events if e.recorded_at <= known_at])
     retracted = retracted_ids(known)
-    live = sorted((e for e in known if e.id not in retracted and e.type != "EventRetracted"),
-                  key=lambda e: (e.date, e.seq))
+    if retracted:
+        live = [e for e in known if e.id not in retracted and e.type != "EventRetracted"]
+    else:
+        live = [e for e in known if e.type != "EventRetracted"]
+    live.sort(key=_ORDER)   # (date, seq)
     opened = next((e for e in live if e.type == "DealOpened"), None)
     if opened is None:
         raise ValueError("the deal has no DealOpened event known at that time")
-    dated = tuple(e for e in live if e.date <= as_of)
+    dated = tuple(live[:bisect_right(live, as_of, key=_DATE)])   # dated <= as_of
     calendar = BusinessCalendar.from_overrides(
-        Override(e.data["day"], e.data["business_day"], e.data["reason"], e.id)
-        for e in dated if e.type == "CalendarDayDeclared")
+        [Override(e.data["day"], e.data["business_day"], e.data["reason"], e.id)
+         for e in dated if e.type == "CalendarDayDeclared"])
     return Timeline(deal=opened.deal, kind=opened.data["kind"], terms=opened.data["terms"],
                     opened=opened, events=dated, as_of=as_of, known_at=known_at,
-                    calendar=calendar, retracted=retracted,
-                    by_id={e.id: e for e in known})
+                    calendar=calendar, retracted=retracted, by_id=_ById(known))

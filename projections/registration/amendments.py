@@ -35,6 +35,8 @@ from .questionnaire import Questionnaires
 from .shelf import Shelf
 
 CLAUSE = "RRA §2(b), §4(d)"
+#: the event types ``late_questionnaire_amendments`` reads
+AMENDMENT_EVENTS = ("AmendmentFiled",)
 
 
 def _quarter(d: date) -> tuple[int, int]:

@@ -24,6 +24,9 @@ ADVISE_TRIGGERS = {"ShelfFiled": "the Prospectus was filed",
                    "ShelfEffective": "the Shelf Registration Statement became effective"}
 AMENDMENT_TRIGGERS = {"post_effective": "a post-effective amendment was filed",
                       "supplement": "a Prospectus supplement was filed"}
+#: the event types ``trustee_notices`` and ``advise_holders`` read
+TRUSTEE_EVENTS = ("TrusteeNotified",)
+ADVISE_EVENTS = (*ADVISE_TRIGGERS, "AmendmentFiled", "ShelfUnusable", "HoldersAdvised")
 
 
 @dataclass(frozen=True)

@@ -16,22 +16,24 @@ from typing import Mapping
 from ledger.terms import RegistrationTerms, registration_terms
 from projections.timeline import Timeline
 
-from .amendments import late_questionnaire_amendments
+from .amendments import AMENDMENT_EVENTS, late_questionnaire_amendments
 from .clock import ONE_DAY
-from .deadlines import (Obligation, advise_holders, effectiveness_period,
-                        questionnaire_deadlines, shelf_deadlines, trustee_notices)
+from .deadlines import (ADVISE_EVENTS, TRUSTEE_EVENTS, Obligation, advise_holders,
+                        effectiveness_period, questionnaire_deadlines, shelf_deadlines,
+                        trustee_notices)
 from .defaults import RegistrationDefault, registration_defaults
-from .holdings import Holdings, build_holdings
+from .holdings import POSITION_EVENTS, Holdings, build_holdings
 from .interest import Accrual, rate_runs
-from .majority import Consent, majorities
-from .notices import Notice, read_notices
-from .payments import Payment, payments
-from .questionnaire import Questionnaires, read_questionnaires
+from .majority import CONSENT_EVENTS, Consent, majorities
+from .notices import NOTICE_EVENTS, Notice, read_notices
+from .payments import PAYMENT_EVENTS, Payment, payments
+from .questionnaire import QUESTIONNAIRE_EVENTS, Questionnaires, read_questionnaires
 from .rates import Episode, RateSegment, episodes, rate_segments
 from .readings import in_force
 from .schedule import interest_periods
-from .shelf import Shelf, read_shelf
-from .suspensions import Breach, SuspensionPeriod, breaches, read_suspensions
+from .shelf import SHELF_EVENTS, Shelf, read_shelf
+from .suspensions import (SUSPENSION_EVENTS, Breach, SuspensionPeriod, breaches,
+                          read_suspensions)
 
 
 @dataclass(frozen=True)
@@ -67,39 +69,42 @@ class Registration:
 def compute(timeline: Timeline, interpretations: Mapping[str, str]) -> Registration:
     """All projections of a ``registration_rights`` timeline under ``interpretations``.
     Accrual counts the days through ``as_of`` and stops at maturity, when no Note is
-    outstanding (RRA §1 Transfer Restricted Securities (B))."""
+    outstanding (RRA §1 Transfer Restricted Securities (B)). Each reader is given the
+    events of the types it reads (``timeline.of_type``), in timeline order."""
     if timeline.kind != "registration_rights":
         raise ValueError(f"deal {timeline.deal} is a {timeline.kind} deal")
     readings = in_force(interpretations)
     terms = registration_terms(dict(timeline.terms))
-    events, as_of, cal = timeline.events, timeline.as_of, timeline.calendar
+    of, as_of, cal = timeline.of_type, timeline.as_of, timeline.calendar
     cutoff = min(as_of + ONE_DAY, terms.maturity)
     periods = list(interest_periods(terms, cal, as_of))
-    days = {p.record_date for p in periods} | {as_of} | {
-        e.date for e in events if e.type in ("QuestionnaireRequested", "QuestionnaireDelivered")}
-    holdings = build_holdings(events, days)
-    quest = read_questionnaires(events, terms, cal, lambda d: holdings.at(d).holders_of_trs(),
+    questionnaire_events = of(*QUESTIONNAIRE_EVENTS)
+    days = {p.record_date for p in periods} | {as_of} | {e.date for e in questionnaire_events}
+    holdings = build_holdings(of(*POSITION_EVENTS), days)
+    quest = read_questionnaires(questionnaire_events, terms, cal,
+                                lambda d: holdings.at(d).holders_of_trs(),
                                 readings["questionnaire_deadline"])
-    shelf = read_shelf(events, terms, holdings)
-    suspensions, s_problems = read_suspensions(events, terms.suspension_limits)
+    shelf = read_shelf(of(*SHELF_EVENTS), terms, holdings)
+    suspensions, s_problems = read_suspensions(of(*SUSPENSION_EVENTS), terms.suspension_limits)
     found = breaches(suspensions, terms.suspension_limits, as_of)
     defaults, d_problems = registration_defaults(shelf, found, terms, cal, timeline.opened.id,
                                                  as_of, readings)
     segments = rate_segments(defaults, cutoff, terms, readings)
     accrual = Accrual(rate_runs(segments), terms.day_count)
-    pays, p_problems = payments(periods, events, accrual, holdings, quest, cutoff, as_of,
-                                readings)
+    pays, p_problems = payments(periods, of(*PAYMENT_EVENTS), accrual, holdings, quest,
+                                cutoff, as_of, readings)
     obligations = (shelf_deadlines(shelf, terms, timeline.opened.id, as_of)
-                   + trustee_notices(defaults, events, terms, cal, as_of)
-                   + advise_holders(events, terms, cal, as_of)
+                   + trustee_notices(defaults, of(*TRUSTEE_EVENTS), terms, cal, as_of)
+                   + advise_holders(of(*ADVISE_EVENTS), terms, cal, as_of)
                    + questionnaire_deadlines(quest, terms, as_of)
-                   + late_questionnaire_amendments(quest, holdings, events, shelf, terms, cal,
-                                                   as_of)
+                   + late_questionnaire_amendments(quest, holdings, of(*AMENDMENT_EVENTS),
+                                                   shelf, terms, cal, as_of)
                    + effectiveness_period(shelf, defaults, as_of))
     obligations.sort(key=lambda o: (o.due or date.max, o.obligation))
     return Registration(
         terms, readings, as_of, cutoff, holdings, quest, shelf, suspensions, tuple(found),
         tuple(defaults), tuple(episodes(defaults, cutoff)), tuple(segments), accrual,
-        tuple(pays), tuple(obligations), majorities(events, holdings, holdings.at(as_of), terms),
-        tuple(read_notices(events, terms, cal)),
+        tuple(pays), tuple(obligations),
+        majorities(of(*CONSENT_EVENTS), holdings, holdings.at(as_of), terms),
+        tuple(read_notices(of(*NOTICE_EVENTS), terms, cal)),
         (*holdings.problems, *shelf.problems, *s_problems, *d_problems, *p_problems))

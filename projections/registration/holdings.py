@@ -18,8 +18,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from heapq import heappop, heappush
-from operator import attrgetter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 from typing import Iterable, Mapping, Sequence
@@ -29,29 +28,42 @@ from ledger.events import Event
 POSITION_EVENTS = ("NotesIssued", "NotesTransferred", "NotesConverted", "NotesRetired")
 
 
-@dataclass(eq=False)
 class Lot:
-    """Notes of one Holder with one history; ``principal`` is what is left in it now."""
+    """Notes of one Holder with one history; ``principal`` is what is left in it now.
 
-    id: int
-    holder: str
-    principal: Decimal
-    issued_on: date
-    trs_until: date | None          # RRA §1 Transfer Restricted Securities (A): sold under the shelf on this day
-    ended_on: date | None = None    # RRA §1 Transfer Restricted Securities (B): converted or retired on this day
-    ended_how: str | None = None    # "converted" or "retired"
-    made_at: int = 0                # events applied when the lot was made (1-based)
-    children: list["Lot"] = field(default_factory=list)
-    trs_end: date | None = field(init=False)       # first day no longer a TRS
-    converted_on: date | None = field(init=False)
+    ``trs_end`` is the first day the Notes are no longer Transfer Restricted Securities:
+    the earlier of ``trs_until`` (RRA §1 TRS (A), sold under the shelf) and ``ended_on``
+    (TRS (B), converted or retired); ``converted_on`` is ``ended_on`` for a conversion.
+    Identity is the lot itself (two lots with equal attributes are still two lots). A
+    plain class with slots: a deal with thousands of transfers makes thousands of lots,
+    each in one event's inner loop."""
 
-    def __post_init__(self) -> None:
-        ends = [d for d in (self.trs_until, self.ended_on) if d is not None]
-        self.trs_end = min(ends) if ends else None
-        self.converted_on = self.ended_on if self.ended_how == "converted" else None
+    __slots__ = ("id", "holder", "principal", "issued_on", "trs_until", "ended_on",
+                 "ended_how", "made_at", "children", "trs_end", "converted_on")
 
+    def __init__(self, id: int, holder: str, principal: Decimal, issued_on: date,
+                 trs_until: date | None, ended_on: date | None = None,
+                 ended_how: str | None = None, made_at: int = 0,
+                 children: list["Lot"] | None = None) -> None:
+        self.id = id
+        self.holder = holder
+        self.principal = principal
+        self.issued_on = issued_on
+        self.trs_until = trs_until      # RRA §1 TRS (A): sold under the shelf on this day
+        self.ended_on = ended_on        # RRA §1 TRS (B): converted or retired on this day
+        self.ended_how = ended_how      # "converted" or "retired"
+        self.made_at = made_at          # events applied when the lot was made (1-based)
+        self.children: list[Lot] = [] if children is None else children
+        self.trs_end: date | None = (
+            ended_on if trs_until is None else
+            trs_until if ended_on is None or trs_until <= ended_on else ended_on)
+        self.converted_on: date | None = ended_on if ended_how == "converted" else None
 
-_PRINCIPAL = attrgetter("principal")
+    def __repr__(self) -> str:
+        return (f"Lot(id={self.id!r}, holder={self.holder!r}, principal={self.principal!r}, "
+                f"issued_on={self.issued_on!r}, trs_until={self.trs_until!r}, "
+                f"ended_on={self.ended_on!r}, ended_how={self.ended_how!r}, "
+                f"made_at={self.made_at!r}, children={len(self.children)})")
 
 
 @dataclass(frozen=True)
@@ -97,15 +109,16 @@ class Holdings:
     snapshots: Mapping[date, Snapshot]
     ended: tuple[Lot, ...]                               # converted or retired lots
     conversions: tuple[Conversion, ...]
-    trs_steps: tuple[tuple[date, Decimal, int], ...]     # end of day: TRS principal, shares
-    holder_events: Mapping[str, tuple[tuple[date, str], ...]]
+    # at the end of each day with a position event, in date order: TRS principal, shares
+    trs_steps: tuple[tuple[date, Decimal, int], ...]
+    # per Holder, its position events in timeline order: (their dates, their ids)
+    holder_index: Mapping[str, tuple[tuple[date, ...], tuple[str, ...]]]
     problems: tuple[str, ...]
-    holder_index: Mapping[str, tuple[tuple[date, ...], tuple[str, ...]]] = field(init=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "holder_index", {
-            h: (tuple(d for d, _ in v), tuple(i for _, i in v))
-            for h, v in self.holder_events.items()})
+    @property
+    def holder_events(self) -> dict[str, tuple[tuple[date, str], ...]]:
+        """Per Holder, ``(date, id)`` of its position events in timeline order."""
+        return {h: tuple(zip(days, ids)) for h, (days, ids) in self.holder_index.items()}
 
     def at(self, day: date) -> Snapshot:
         return self.snapshots[day]
@@ -118,16 +131,19 @@ class Holdings:
 
 def fates(lot: Lot, mark: int) -> list[tuple[Decimal, Lot]]:
     """What became of the Notes in ``lot`` as held after ``mark`` events: the lot's own
-    final principal and every lot split off it afterwards, each with its own history."""
+    final principal and every lot split off it afterwards, each with its own history
+    (all of a split-off lot's descendants, depth first, the latest split first)."""
     if not lot.children:
         return [(lot.principal, lot)] if lot.principal > 0 else []
-    out: list[tuple[Decimal, Lot]] = []
-    stack = [(lot, False)]
+    out: list[tuple[Decimal, Lot]] = [(lot.principal, lot)] if lot.principal > 0 else []
+    stack = [c for c in lot.children if c.made_at > mark]
+    pop, push, add = stack.pop, stack.extend, out.append
     while stack:
-        node, whole = stack.pop()
+        node = pop()
         if node.principal > 0:
-            out.append((node.principal, node))
-        stack.extend((c, True) for c in node.children if whole or c.made_at > mark)
+            add((node.principal, node))
+        if node.children:
+            push(node.children)
     return out
 
 
@@ -145,25 +161,36 @@ class _Book:
         self.ended: list[Lot] = []
         self.conversions: list[Conversion] = []
         self.problems: list[str] = []
-        self.holder_events: dict[str, list[tuple[date, str]]] = {}
+        self.index: dict[str, tuple[list[date], list[str]]] = {}   # Holder -> dates, ids
 
     def new_lot(self, holder: str, principal: Decimal, issued_on: date, trs_until: date | None,
                 made_at: int, ended: tuple[date | None, str | None] = (None, None)) -> Lot:
         lot = Lot(self.next_id, holder, principal, issued_on, trs_until, ended[0], ended[1],
-                  made_at=made_at)
+                  made_at)
         self.next_id += 1
         return lot
 
     def hold(self, lot: Lot) -> None:
-        self.held.setdefault(lot.holder, {})[lot.id] = lot
-        heappush(self.queue.setdefault(lot.holder, []),
-                 (lot.trs_until is not None, lot.issued_on, lot.id, lot))
+        holder = lot.holder
+        lots = self.held.get(holder)
+        if lots is None:
+            lots = self.held[holder] = {}
+            self.queue[holder] = []
+        lots[lot.id] = lot
+        heappush(self.queue[holder], (lot.trs_until is not None, lot.issued_on, lot.id, lot))
         if lot.trs_until is None:
             self.trs_total += lot.principal
 
     def take(self, holder: str, amount: Decimal, e: Event) -> list[tuple[Lot, Decimal]]:
         """Split ``amount`` off ``holder``'s lots, TRS first, earliest issued first."""
         queue = self.queue.get(holder, [])
+        if queue:   # most often the first lot covers the amount and keeps some
+            lot = queue[0][3]
+            if lot.principal > amount > 0:
+                lot.principal -= amount
+                if lot.trs_until is None:
+                    self.trs_total -= amount
+                return [(lot, amount)]
         taken, left = [], amount
         while left > 0 and queue:
             lot = queue[0][3]
@@ -185,7 +212,11 @@ class _Book:
         return taken
 
     def note(self, holder: str, e: Event) -> None:
-        self.holder_events.setdefault(holder, []).append((e.date, e.id))
+        found = self.index.get(holder)
+        if found is None:
+            found = self.index[holder] = ([], [])
+        found[0].append(e.date)
+        found[1].append(e.id)
 
     def apply(self, e: Event, made_at: int) -> None:
         """One position event. NotesIssued makes a TRS lot; NotesTransferred moves
@@ -195,20 +226,22 @@ class _Book:
         (whether as a result of redemption, repurchase and cancellation, conversion or
         otherwise)")."""
         data = e.data
-        if e.type == "NotesIssued":
-            self.hold(self.new_lot(data["holder"], data["principal"], e.date, None, made_at))
-            self.note(data["holder"], e)
-        elif e.type == "NotesTransferred":
+        kind = e.type
+        if kind == "NotesTransferred":
             to, shelf = data["to_holder"], bool(data.get("under_shelf", False))
             for lot, part in self.take(data["from_holder"], data["principal"], e):
                 until = lot.trs_until if lot.trs_until is not None else (e.date if shelf else None)
-                child = self.new_lot(to, part, lot.issued_on, until, made_at)
+                child = Lot(self.next_id, to, part, lot.issued_on, until, None, None, made_at)
+                self.next_id += 1
                 lot.children.append(child)
                 self.hold(child)
             self.note(data["from_holder"], e)
             self.note(to, e)
-        elif e.type in ("NotesConverted", "NotesRetired"):
-            how = "converted" if e.type == "NotesConverted" else "retired"
+        elif kind == "NotesIssued":
+            self.hold(self.new_lot(data["holder"], data["principal"], e.date, None, made_at))
+            self.note(data["holder"], e)
+        elif kind in ("NotesConverted", "NotesRetired"):
+            how = "converted" if kind == "NotesConverted" else "retired"
             holder = data["holder"]
             for lot, part in self.take(holder, data["principal"], e):
                 child = self.new_lot(holder, part, lot.issued_on, lot.trs_until, made_at,
@@ -229,7 +262,7 @@ class _Book:
         for h, lots in self.held.items():
             if lots:
                 now = tuple(lots.values())
-                held[h] = (now, tuple(map(_PRINCIPAL, now)))
+                held[h] = (now, tuple([lot.principal for lot in now]))
         return Snapshot(day, mark, held)
 
 
@@ -238,23 +271,31 @@ def build_holdings(events: Sequence[Event], snapshot_days: Iterable[date]) -> Ho
     timeline order; snapshot the Holders at the end of each of ``snapshot_days``."""
     book = _Book()
     days = sorted(set(snapshot_days))
+    n_days = len(days)
     snapshots: dict[date, Snapshot] = {}
-    steps: list[tuple[date, Decimal, int]] = []
-    i = applied = 0
+    steps: list[tuple[date, Decimal, int]] = []   # per event date, the totals at its end
+    i = count = 0
+    day: date | None = None
     last: Snapshot | None = None
-    for count, e in enumerate((e for e in events if e.type in POSITION_EVENTS), start=1):
-        while i < len(days) and days[i] < e.date:
-            last = snapshots[days[i]] = book.snapshot(days[i], count - 1, last)
-            i += 1
-        book.apply(e, count)
-        applied = count
-        if steps and steps[-1][0] == e.date:
-            steps[-1] = (e.date, book.trs_total, book.shares_total)
-        else:
-            steps.append((e.date, book.trs_total, book.shares_total))
-    for day in days[i:]:
-        last = snapshots[day] = book.snapshot(day, applied, last)
+    apply = book.apply
+    for e in events:
+        if e.type not in POSITION_EVENTS:
+            continue
+        if e.date != day:   # a new day: close the previous one, snapshot the days before
+            if day is not None:
+                steps.append((day, book.trs_total, book.shares_total))
+            day = e.date
+            while i < n_days and days[i] < day:
+                last = snapshots[days[i]] = book.snapshot(days[i], count, last)
+                i += 1
+        count += 1
+        apply(e, count)
+    if day is not None:
+        steps.append((day, book.trs_total, book.shares_total))
+    for d in days[i:]:
+        last = snapshots[d] = book.snapshot(d, count, last)
     return Holdings(snapshots=snapshots, ended=tuple(book.ended),
                     conversions=tuple(book.conversions), trs_steps=tuple(steps),
-                    holder_events={h: tuple(v) for h, v in book.holder_events.items()},
+                    holder_index={h: (tuple(ds), tuple(ids))
+                                  for h, (ds, ids) in book.index.items()},
                     problems=tuple(book.problems))

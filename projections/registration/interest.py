@@ -169,6 +169,7 @@ def holder_amounts(period: InterestPeriod, cutoff: date, accrual: Accrual,
     if last_day <= period.start or factor(period.start, last_day)[0] is None:
         return out  # no day of this period accrues: nobody is owed anything for it
     start = period.start
+    accrues: dict[tuple[date, date], bool] = {}   # window -> any day of it accrues
     for holder, rows in sorted(claims(period, holdings, forfeits).items()):
         live: dict[tuple[date, date], Decimal] = {}
         lost: dict[tuple[date, date], Decimal] = {}
@@ -177,11 +178,15 @@ def holder_amounts(period: InterestPeriod, cutoff: date, accrual: Accrual,
             lo = start if lot.issued_on < start else lot.issued_on
             end = lot.trs_end
             hi = last_day if end is None or end > last_day else end
-            if lo < hi and factor(lo, hi)[0] is not None:
-                into = lost if forfeit else live
+            if lo < hi:
                 window = (lo, hi)
-                into[window] = into.get(window, 0) + q
-                ended = ended or lot.ended_on is not None
+                ok = accrues.get(window)
+                if ok is None:
+                    ok = accrues[window] = factor(lo, hi)[0] is not None
+                if ok:
+                    into = lost if forfeit else live
+                    into[window] = into.get(window, 0) + q
+                    ended = ended or lot.ended_on is not None
         if not live and not lost:
             continue
         right = questionnaires.entitlement(holder, judged_on, no_request)

@@ -38,6 +38,8 @@ from .holdings import Holdings, Snapshot
 from .money import money, plain
 
 CLAUSE = "RRA §1 Majority of Holders, §10(D), §10(H)"
+#: the event types ``majorities`` reads
+CONSENT_EVENTS = ("HolderAffiliation", "ConsentGiven")
 
 
 @dataclass(frozen=True)
@@ -96,12 +98,16 @@ def majorities(events: Sequence[Event], holdings: Holdings, snap: Snapshot,
     for e in events:
         if e.type == "ConsentGiven":
             by_matter.setdefault(e.data["matter"], {}).setdefault(e.data["holder"], e.id)
+    # RRA §1 "Holder" is judged once per Person at the time of determination, whatever
+    # the number of matters it consented to
+    givers_all = dict.fromkeys(h for givers in by_matter.values() for h in givers)
+    holders = {h for h in givers_all if h in counted and is_holder(h, snap, holdings)}
     out = {}
     for matter, givers in sorted(by_matter.items()):
-        yes = sorted(h for h in givers if h in counted and is_holder(h, snap, holdings))
+        yes = sorted(h for h in givers if h in holders)
         consenting = sum((counted[h] for h in yes), Decimal(0))
         left_out = tuple(sorted(h for h in givers if h in excluded))
-        not_holders = tuple(sorted(h for h in givers if h in counted and h not in yes))
+        not_holders = tuple(sorted(h for h in givers if h in counted and h not in holders))
         ids = tuple(givers.values()) + tuple(excluded[h] for h in left_out)
         arithmetic = (f"{' + '.join(plain(counted[h]) for h in yes) or '0'} = {money(consenting)}"
                       f" of {money(total)}; more than half: {consenting * 2 > total}")

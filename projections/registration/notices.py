@@ -9,9 +9,8 @@ timely delivered to an air courier guaranteeing overnight delivery."
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import date
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from ledger.calendar import BusinessCalendar
 from ledger.events import Event
@@ -19,10 +18,14 @@ from ledger.terms import RegistrationTerms
 from projections.basis import Basis
 
 CLAUSE = "RRA §10(E)"
+#: the event types ``read_notices`` reads
+NOTICE_EVENTS = ("NoticeSent", "NoticeAcknowledged")
 
 
-@dataclass(frozen=True)
-class Notice:
+class Notice(NamedTuple):
+    """One NoticeSent and the day it is deemed given (a named tuple: a deal sends
+    thousands, and each is made once per report)."""
+
     event: str
     to: str
     subject: str
@@ -51,25 +54,44 @@ def deemed_given(notice: Event, acknowledged: Event | None, terms: RegistrationT
     return acknowledged.date, f"sent by {method} {sent}; {word} {acknowledged.date}"
 
 
+ACKNOWLEDGED = ("telex", "fax")            # given when answered back, receipt acknowledged
+BY_CALENDAR = ("hand", "mail", "courier")  # given on a day fixed by the day sent
+
+
 def read_notices(events: Sequence[Event], terms: RegistrationTerms,
                  calendar: BusinessCalendar) -> list[Notice]:
     """Every NoticeSent with the day it is deemed given (the first NoticeAcknowledged
     naming it, on or after it was sent, answers a telex or fax; one dated before the
-    notice was sent answers nothing, and a later one still can)."""
+    notice was sent answers nothing, and a later one still can). By hand, mail or
+    courier the day depends only on the day sent and the method (the calendar is the
+    deal's for the whole computation), so it is worked out once per (day, method)."""
     acks: dict[str, list[Event]] = {}
+    sent: list[Event] = []
     for e in events:
-        if e.type == "NoticeAcknowledged":
+        if e.type == "NoticeSent":
+            sent.append(e)
+        elif e.type == "NoticeAcknowledged":
             acks.setdefault(e.data["notice"], []).append(e)
+    given: dict[tuple[date, str], tuple[date | None, str]] = {}
+    rules: dict[str, str] = {}
     out = []
-    for e in events:
-        if e.type != "NoticeSent":
-            continue
-        ack = next((a for a in acks.get(e.id, ()) if a.date >= e.date), None)
-        day, arithmetic = deemed_given(e, ack, terms, calendar)
-        ids = (e.id,) + ((ack.id,) if ack is not None and e.data["method"] in ("telex", "fax")
-                         else ())
-        out.append(Notice(e.id, e.data["to"], e.data["subject"], e.data["method"], e.date, day,
-                          Basis(CLAUSE, f"a notice by {e.data['method']} is deemed given as "
-                                        f"§10(E) says for that method", ids,
-                                arithmetic=arithmetic)))
+    for e in sent:
+        data = e.data
+        method = data["method"]
+        rule = rules.get(method)
+        if rule is None:
+            rule = rules[method] = (f"a notice by {method} is deemed given as §10(E) says "
+                                    f"for that method")
+        ack = None
+        if method in BY_CALENDAR:
+            found = given.get((e.date, method))
+            if found is None:
+                found = given[(e.date, method)] = deemed_given(e, None, terms, calendar)
+            day, arithmetic = found
+        else:
+            ack = next((a for a in acks.get(e.id, ()) if a.date >= e.date), None)
+            day, arithmetic = deemed_given(e, ack, terms, calendar)
+        ids = (e.id, ack.id) if ack is not None and method in ACKNOWLEDGED else (e.id,)
+        out.append(Notice(e.id, data["to"], data["subject"], method, e.date, day,
+                          Basis(CLAUSE, rule, ids, arithmetic=arithmetic)))
     return out

@@ -22,6 +22,9 @@ from .interest import Accrual, HolderAmount, holder_amounts
 from .questionnaire import Questionnaires
 from .schedule import InterestPeriod
 
+#: the event types ``payments`` reads
+PAYMENT_EVENTS = ("AdditionalInterestPaid",)
+
 
 @dataclass(frozen=True)
 class Payment:

@@ -30,6 +30,8 @@ from ledger.terms import RegistrationTerms
 CLAUSE = "RRA §2(b), §4(d)"
 ENTITLEMENT_CLAUSE = "RRA §3(a) (last paragraph), §2(b)"
 DEADLINE_READING = ("questionnaire_deadline",)
+#: the event types ``read_questionnaires`` reads
+QUESTIONNAIRE_EVENTS = ("QuestionnaireRequested", "QuestionnaireDelivered")
 
 
 @dataclass(frozen=True)

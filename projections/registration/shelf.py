@@ -4,8 +4,11 @@ Effectiveness Period, and the spans during which it was not usable (§3(a)(iii))
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 from datetime import date
+from itertools import chain
+from operator import itemgetter
 from typing import Sequence
 
 from ledger.events import Event
@@ -14,6 +17,9 @@ from projections.basis import Basis
 
 from .clock import anniversary, days_after
 from .holdings import Holdings
+
+#: the event types ``read_shelf`` reads
+SHELF_EVENTS = ("ShelfFiled", "ShelfEffective", "ShelfUnusable", "ShelfUsable")
 
 
 @dataclass(frozen=True)
@@ -74,9 +80,9 @@ def effectiveness_period_end(effective: Event, terms: RegistrationTerms,
     whose end no Note is a TRS and no Conversion Share has been issued (Conversion
     Shares stay TRS, RRA §1, and no event records their sale)."""
     x = anniversary(effective.date, terms.effectiveness_period_years)
-    before = [s for s in holdings.trs_steps if s[0] <= effective.date]
-    after = [s for s in holdings.trs_steps if s[0] > effective.date]
-    candidates = ([(effective.date, *before[-1][1:])] if before else []) + after
+    steps = holdings.trs_steps                      # in date order
+    k = bisect_right(steps, effective.date, key=itemgetter(0))   # steps[:k]: on or before
+    candidates = chain([(effective.date, *steps[k - 1][1:])] if k else [], steps[k:])
     yz = next((day for day, trs, shares in candidates if trs == 0 and shares == 0), None)
     if yz is not None and yz < x:
         return yz, Basis("RRA §2(a)(iii)(y),(z)", "the Effectiveness Period ends when no "

@@ -25,6 +25,9 @@ from ledger.terms import SuspensionLimits
 
 from .clock import ONE_DAY, ordinal, span_days
 
+#: the event types ``read_suspensions`` reads
+SUSPENSION_EVENTS = ("SuspensionStarted", "SuspensionExtended", "SuspensionEnded")
+
 
 @dataclass(frozen=True)
 class SuspensionPeriod:
