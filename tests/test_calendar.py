@@ -266,3 +266,17 @@ def test_later_override_of_the_same_day_wins():
 def test_override_of_a_holiday_as_closed_names_the_override():
     cal = BusinessCalendar.from_overrides([Override(d("2005-01-17"), False, "also closed", "e5")])
     assert "e5" in cal.closed_reason(d("2005-01-17"))
+
+
+def test_is_business_day_agrees_with_closed_reason_every_day_2004_to_2030():
+    from ledger.calendar import BusinessCalendar, Override
+
+    cal = BusinessCalendar.from_overrides([
+        Override(date(2012, 10, 29), False, "Hurricane Sandy", "e1"),   # a Monday, closed
+        Override(date(2005, 1, 17), True, "declared open", "e2")])       # MLK Day, opened
+    day = date(2004, 1, 1)
+    while day < date(2031, 1, 1):
+        assert cal.is_business_day(day) == (cal.closed_reason(day) is None), day
+        day += timedelta(days=1)
+    assert not cal.is_business_day(date(2012, 10, 29))
+    assert cal.is_business_day(date(2005, 1, 17))
