@@ -92,7 +92,20 @@ def load_report(db: str, deal: str, as_of: str | None, known_at: str | None,
     return reading.deal_report(events, as_of=day, known_at=moment, interpretations=chosen)
 
 
+def _stdout_is_terminal() -> bool:
+    try:
+        return sys.stdout is not None and sys.stdout.isatty()
+    except (AttributeError, ValueError, OSError):  # a replaced or closed stream
+        return False
+
+
 def print_json(obj: Any) -> None:
+    """JSON on stdout: indented for a person at a terminal, compact for a pipe or a
+    file (``json`` encodes compact JSON in C; with ``indent`` it falls back to its much
+    slower pure-Python encoder, which matters for a report of tens of megabytes)."""
     import json
 
-    click.echo(json.dumps(obj, indent=2, ensure_ascii=False))
+    if _stdout_is_terminal():
+        click.echo(json.dumps(obj, indent=2, ensure_ascii=False))
+    else:
+        click.echo(json.dumps(obj, separators=(",", ":"), ensure_ascii=False))

@@ -11,6 +11,8 @@ leave an earlier-recorded, later-dated event breaking a rule.
 
 ``check(state, record)`` is pure and raises ``RuleViolation``; ``fold(state, record)``
 updates the state in place and is what the aggregate applies, on write and on replay.
+``check`` returns the event's timeline entries (``effects``), which the writer passes on
+to ``fold`` so that they are computed once per new event.
 """
 
 from __future__ import annotations
@@ -221,8 +223,9 @@ def _sorts_last(timeline: dict[str, Any], e: Entry) -> bool:
 # ------------------------------------------------------------------------- check
 
 
-def check(state: dict[str, Any], record: dict[str, Any]) -> None:
-    """Refuse ``record`` if it breaks a rule of the ledger or the deal (SPEC §3, §4.3)."""
+def check(state: dict[str, Any], record: dict[str, Any]) -> list[tuple[str, Entry]]:
+    """Refuse ``record`` if it breaks a rule of the ledger or the deal (SPEC §3, §4.3).
+    Returns ``effects(state, record)``, for ``fold``."""
     t, deal = record["type"], record["deal"]
     if t == "DealOpened":
         if state["kind"] is not None:
@@ -253,13 +256,17 @@ def check(state: dict[str, Any], record: dict[str, Any]) -> None:
         if target[3] not in ("telex", "fax"):
             raise RuleViolation(f"a notice sent by {target[3]} is not acknowledged; only telex "
                                 "and fax notices are", field="data.notice", rule="RRA §10(E)")
-    for name, e in effects(state, record):
-        timeline = state["timelines"].get(name, {"entries": [], "end": _initial(name),
-                                                  "last": None})
-        if _sorts_last(timeline, e):
+    found = effects(state, record)
+    timelines = state["timelines"]
+    for name, e in found:
+        timeline = timelines.get(name)
+        if timeline is None:
+            _step(name, _initial(name), e, state)
+        elif _sorts_last(timeline, e):
             _step(name, timeline["end"], e, state)
         else:
             _walk(name, _live(state, timeline["entries"]) + [e], state, new_id=e[2])
+    return found
 
 
 def _check_retraction(state: dict[str, Any], record: dict[str, Any]) -> None:
@@ -290,8 +297,10 @@ def _check_retraction(state: dict[str, Any], record: dict[str, Any]) -> None:
 # -------------------------------------------------------------------------- fold
 
 
-def fold(state: dict[str, Any], record: dict[str, Any]) -> dict[str, Any]:
-    """Apply one stored event to the guard state (in place; also returns it)."""
+def fold(state: dict[str, Any], record: dict[str, Any],
+         found: list[tuple[str, Entry]] | None = None) -> dict[str, Any]:
+    """Apply one stored event to the guard state (in place; also returns it). ``found``:
+    the event's ``effects`` if already computed (what ``check`` returned for it)."""
     t, data = record["type"], record["data"]
     if t == "DealOpened":
         state["kind"] = data["kind"]
@@ -300,9 +309,11 @@ def fold(state: dict[str, Any], record: dict[str, Any]) -> dict[str, Any]:
                           if k in ("effectiveness_period_years",)}
     state["count"] += 1
     touched = []
-    for name, e in effects(state, record):
-        timeline = state["timelines"].setdefault(
-            name, {"entries": [], "end": _initial(name), "last": None})
+    timelines = state["timelines"]
+    for name, e in (effects(state, record) if found is None else found):
+        timeline = timelines.get(name)
+        if timeline is None:
+            timeline = timelines[name] = {"entries": [], "end": _initial(name), "last": None}
         if _sorts_last(timeline, e):
             timeline["end"] = _step(name, timeline["end"], e, state)
             timeline["last"] = [e[0], e[1]]

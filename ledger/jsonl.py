@@ -36,20 +36,28 @@ def _constant(text: str) -> Decimal:
 
 
 def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k, v in pairs:
-        if k in out:
-            raise ValueError(f"duplicate field {k!r}")
-        out[k] = v
+    out = dict(pairs)
+    if len(out) != len(pairs):  # a field given twice: name the first repeated one
+        seen = set()
+        for k, _v in pairs:
+            if k in seen:
+                raise ValueError(f"duplicate field {k!r}")
+            seen.add(k)
     return out
+
+
+# One decoder for every line (``json.loads`` with hooks builds a new one per call).
+_DECODER = json.JSONDecoder(parse_float=_number, parse_int=_integer,
+                            parse_constant=_constant, object_pairs_hook=_object)
 
 
 def loads(text: str) -> Any:
     """JSON with exact decimals: no binary floats, exponents marked, NaN/Infinity kept
     as Decimal so the value check can name the field."""
+    if text.startswith("\ufeff"):  # as json.loads refuses it
+        raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
     try:
-        return json.loads(text, parse_float=_number, parse_int=_integer,
-                          parse_constant=_constant, object_pairs_hook=_object)
+        return _DECODER.decode(text)
     except RecursionError:
         raise ValueError("nested too deeply") from None
 
@@ -91,4 +99,7 @@ def parse_line(line: bytes, number: int) -> NewEvent:
     except ValueError as err:
         msg = " ".join(str(err).split())
         raise InvalidEvent(f"not valid JSON: {msg}", line=number) from None
-    return parse_event(obj, line=number)
+    # Text decoded as UTF-8 holds no lone surrogate: only a JSON escape (\uD800 to
+    # \uDFFF) can make one, so a line without "\ud" or "\uD" needs no search for one.
+    return parse_event(obj, line=number,
+                       unicode_checked=b"\\ud" not in line and b"\\uD" not in line)

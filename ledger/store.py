@@ -30,12 +30,14 @@ directory or role (reads still work), a stored row altered outside deal-ledger.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
 import random
 import time
 import uuid
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Iterator, Sequence
@@ -58,22 +60,44 @@ CHAIN_ID = uuid.uuid5(NAMESPACE, "chain-head")
 GENESIS = "0" * 64
 SNAPSHOT_INTERVAL = 100
 PAGE = 2000
+PAUSE_GC_AT = 1000  # events in a batch from which the cyclic garbage collector waits
 
 
 def deal_id(deal: str) -> uuid.UUID:
     return uuid.uuid5(NAMESPACE, f"deal:{deal}")
 
 
+# One encoder for every hash: ``json.dumps`` with keyword arguments builds a new encoder
+# on each call. The same settings as ``json.dumps(record, sort_keys=True,
+# separators=(",", ":"), ensure_ascii=False)``, so the same bytes.
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def canonical(record: dict[str, Any]) -> bytes:
     """The bytes a hash covers: sorted keys, no spaces, UTF-8."""
-    return json.dumps(record, sort_keys=True, separators=(",", ":"),
-                      ensure_ascii=False).encode("utf-8")
+    return _CANONICAL.encode(record).encode("utf-8")
 
 
 def record_hash(record: dict[str, Any]) -> str:
     """SHA-256 over the canonical JSON of the event without its own ``hash``."""
-    body = {k: v for k, v in record.items() if k != "hash"}
-    return hashlib.sha256(canonical(body)).hexdigest()
+    if "hash" in record:
+        record = {k: v for k, v in record.items() if k != "hash"}
+    return hashlib.sha256(canonical(record)).hexdigest()
+
+
+_VERSION_NIBBLE = bytes((b & 0x0F) | 0x40 for b in range(256))  # 0100xxxx: version 4
+_VARIANT_BITS = bytes((b & 0x3F) | 0x80 for b in range(256))    # 10xxxxxx: RFC 4122
+
+
+def new_ids(count: int) -> list[str]:
+    """``count`` random (version 4) UUIDs as text, as ``str(uuid.uuid4())`` gives them,
+    from one read of the system's random source instead of one per id."""
+    raw = bytearray(os.urandom(16 * count))
+    raw[6::16] = raw[6::16].translate(_VERSION_NIBBLE)
+    raw[8::16] = raw[8::16].translate(_VARIANT_BITS)
+    h = raw.hex()
+    return [f"{h[i:i + 8]}-{h[i + 8:i + 12]}-{h[i + 12:i + 16]}-{h[i + 16:i + 20]}-"
+            f"{h[i + 20:i + 32]}" for i in range(0, 32 * count, 32)]
 
 
 class DealStream(Aggregate):
@@ -86,7 +110,13 @@ class DealStream(Aggregate):
         record: dict
 
         def apply(self, aggregate: "DealStream") -> None:
-            guards.fold(aggregate.guard, upcast(self.record))
+            staged = aggregate.__dict__.pop("_staged", None)
+            if staged is not None and staged[0] is self.record:
+                # a new event just checked by ``Ledger._stage``: current version, and
+                # its timeline entries already computed by ``guards.check``
+                guards.fold(aggregate.guard, self.record, staged[1])
+            else:
+                guards.fold(aggregate.guard, upcast(self.record))
 
     def __init__(self, record: dict):
         self.guard = guards.fold(guards.new_state(), upcast(record))
@@ -134,6 +164,23 @@ def _operator(user: str | None) -> str:
         raise UsageError("the operator name must be one line of at most 200 characters",
                          field="--user")
     return who
+
+
+@contextmanager
+def _gc_paused(pause: bool) -> Iterator[None]:
+    """Hold off Python's cyclic garbage collector while a large batch is staged and
+    saved: the batch allocates hundreds of thousands of containers that all stay alive,
+    which the collections meanwhile (full ones walk every object) would only re-walk.
+    Reference counting still frees what is dropped; the collector is switched back on
+    (if it was on) however the block ends."""
+    if not pause or not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 class Ledger:
@@ -371,7 +418,7 @@ class Ledger:
         who = _operator(user)
         if not new_events:
             return Appended(0, self.head(), ())
-        with self._writer_lock():
+        with self._writer_lock(), _gc_paused(len(new_events) >= PAUSE_GC_AT):
             return self._append_retrying(new_events, who)
 
     def _writer_lock(self):
@@ -445,26 +492,33 @@ class Ledger:
         streams: dict[str, DealStream | None] = {}
         records = []
         seq, prev = head.seq, head.hash
-        for new in new_events:
-            if new.deal not in streams:
-                streams[new.deal] = self._deal(new.deal)
-            stream = streams[new.deal]
+        for new, eid in zip(new_events, new_ids(len(new_events))):
+            deal = new.deal
+            if deal in streams:
+                stream = streams[deal]
+            else:
+                stream = streams[deal] = self._deal(deal)
             seq += 1
-            record = {**new.envelope(), VERSION_FIELD: current_version(new.type),
-                      "id": str(uuid.uuid4()), "seq": seq,
-                      "recorded_at": stamp, "recorded_by": who, "prev_hash": prev}
-            record["hash"] = record_hash(record)
+            record = new.envelope()
+            record[VERSION_FIELD] = current_version(new.type)
+            record["id"] = eid
+            record["seq"] = seq
+            record["recorded_at"] = stamp
+            record["recorded_by"] = who
+            record["prev_hash"] = prev
+            record["hash"] = prev = record_hash(record)  # hashed before "hash" is set
             try:
-                guards.check(stream.guard if stream else guards.new_state(), record)
+                found = guards.check(guards.new_state() if stream is None else stream.guard,
+                                     record)
             except LedgerError as err:
                 raise err.at_line(new.line) from None
             if stream is None:
-                streams[new.deal] = DealStream._create(DealStream.Started, id=deal_id(new.deal),
-                                                       record=record)
+                streams[deal] = DealStream._create(DealStream.Started, id=deal_id(deal),
+                                                   record=record)
             else:
+                stream._staged = (record, found)  # for Recorded.apply: fold, don't recompute
                 stream.trigger_event(DealStream.Recorded, record=record)
             records.append(record)
-            prev = record["hash"]
         return {d: s for d, s in streams.items() if s is not None and s.pending_events}, records
 
     def _upgrade_schema(self) -> None:

@@ -55,12 +55,23 @@ DECIMAL = Marker("decimal")
 DATE = Marker("date")
 
 
+def _shown(value: Any) -> str:
+    """``repr(value)`` for a refusal; a value nested too deeply to print whole (JSON a
+    little shallower than the reader's limit) is shown shortened."""
+    try:
+        return repr(value)
+    except RecursionError:
+        import reprlib
+
+        return reprlib.repr(value)
+
+
 def parse_day(value: Any) -> date:
     """An ISO calendar date ``YYYY-MM-DD``; nothing else (no 04/07/2004, no timestamps)."""
     if isinstance(value, date) and not isinstance(value, datetime):
         return value
     if not isinstance(value, str) or not _ISO_DATE.fullmatch(value):
-        raise ValueError(f"not a date in the form YYYY-MM-DD: {value!r}")
+        raise ValueError(f"not a date in the form YYYY-MM-DD: {_shown(value)}")
     try:
         return date.fromisoformat(value)
     except ValueError:
