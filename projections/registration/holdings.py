@@ -31,9 +31,10 @@ POSITION_EVENTS = ("NotesIssued", "NotesTransferred", "NotesConverted", "NotesRe
 class Lot:
     """Notes of one Holder with one history; ``principal`` is what is left in it now.
 
-    ``trs_end`` is the first day the Notes are no longer Transfer Restricted Securities:
-    the earlier of ``trs_until`` (RRA §1 TRS (A), sold under the shelf) and ``ended_on``
-    (TRS (B), converted or retired); ``converted_on`` is ``ended_on`` for a conversion.
+    ``trs_end`` is the first day the Notes are no longer Transfer Restricted Securities
+    (RRA §1): the earlier of ``trs_until`` (clause (A), sold under the shelf) and
+    ``ended_on`` (clause (B), converted or retired); ``converted_on`` is ``ended_on`` for
+    a conversion.
     Identity is the lot itself (two lots with equal attributes are still two lots). A
     plain class with slots: a deal with thousands of transfers makes thousands of lots,
     each in one event's inner loop."""
@@ -49,8 +50,8 @@ class Lot:
         self.holder = holder
         self.principal = principal
         self.issued_on = issued_on
-        self.trs_until = trs_until      # RRA §1 TRS (A): sold under the shelf on this day
-        self.ended_on = ended_on        # RRA §1 TRS (B): converted or retired on this day
+        self.trs_until = trs_until      # TRS clause (A): sold under the shelf on this day
+        self.ended_on = ended_on        # TRS clause (B): converted or retired on this day
         self.ended_how = ended_how      # "converted" or "retired"
         self.made_at = made_at          # events applied when the lot was made (1-based)
         self.children: list[Lot] = [] if children is None else children
