@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sys
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import click
 
@@ -27,6 +28,26 @@ def open_ledger(db: str, *, create: bool = False):
     from ledger.store import Ledger
 
     return Ledger(db, create=create)
+
+
+@contextlib.contextmanager
+def ledger_to_append(db: str) -> Iterator[Any]:
+    """The ledger an append writes to, created if need be; a SQLite file this call created
+    is removed again if nothing was appended to it (a refused first batch leaves no empty
+    ledger behind: nothing written means nothing there)."""
+    from ledger.connection import is_postgres_url
+
+    new = not is_postgres_url(db) and not os.path.exists(db)
+    ledger = open_ledger(db, create=True)
+    try:
+        with ledger:
+            yield ledger
+    except BaseException:
+        if new:
+            for path in (db, db + "-wal", db + "-shm", db + "-journal", db + ".lock"):
+                with contextlib.suppress(OSError):
+                    os.remove(path)
+        raise
 
 
 def fail(error: Exception) -> None:

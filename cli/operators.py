@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from .common import db_option, guarded, open_ledger, user_option
+from .common import db_option, guarded, ledger_to_append, open_ledger, user_option
 from .main import cli
 
 
@@ -33,7 +33,7 @@ def init(deal: str, template: str | None, terms_file: str | None, key: str | Non
     if bool(template) == bool(terms_file):
         raise UsageError("give exactly one of --template NAME or --terms FILE")
     new = opening_event(deal, template=template, terms_file=terms_file, key=key)
-    with open_ledger(db, create=True) as ledger:
+    with ledger_to_append(db) as ledger:
         _print_appended(ledger.append([new], user=user))
 
 
@@ -58,7 +58,7 @@ def append(source: str, db: str, user: str | None) -> None:
         except OSError as err:
             raise UsageError(f"cannot read {source}: {err.strerror}") from None
     batch = read_batch(raw)
-    with open_ledger(db, create=True) as ledger:
+    with ledger_to_append(db) as ledger:
         _print_appended(ledger.append(batch, user=user))
 
 
