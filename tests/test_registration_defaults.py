@@ -4,10 +4,10 @@ each expected figure worked by hand from the contract."""
 from decimal import Decimal
 
 from tests.support import ev
-from tests.test_registration_support import LEHMAN, money, payment, report, rra
+from tests.test_registration_support import (EFFECTIVE, LEHMAN, THREE_SHORT, money, payment,
+                                             report, rra)
 
 P = Decimal(60_000_000)
-EFFECTIVE = [ev("ShelfFiled", "2004-07-13"), ev("ShelfEffective", "2004-10-01")]
 
 
 def kinds(rep):
@@ -126,13 +126,6 @@ def test_suspension_extended_in_time_and_too_late():
     assert any("SuspensionExtended" in p for p in rep["problems"])
 
 
-THREE_SHORT = [*EFFECTIVE,
-               ev("SuspensionStarted", "2005-03-01", material_transaction=False),
-               ev("SuspensionEnded", "2005-03-21"),            # 20 days
-               ev("SuspensionStarted", "2005-04-01", material_transaction=False),
-               ev("SuspensionEnded", "2005-04-16"),            # 15 days
-               ev("SuspensionStarted", "2005-05-01", material_transaction=False),
-               ev("SuspensionEnded", "2005-05-21")]            # 20 days
 
 
 def test_three_short_suspensions_break_45_in_90_window_breach():

@@ -6,11 +6,11 @@ from decimal import Decimal
 from projections.interpretations import REGISTRY
 from projections.registration.readings import REGISTRATION_READINGS
 from tests.support import ev
-from tests.test_registration_support import LEHMAN, money, payment, report, rra
+from tests.test_registration_support import (EFFECTIVE, LEHMAN, THREE_SHORT, money, payment,
+                                             report, rra)
 
 P = Decimal(60_000_000)
 EX1 = rra(ev("ShelfFiled", "2004-07-13"), ev("ShelfEffective", "2004-11-15"))
-EFFECTIVE = [ev("ShelfFiled", "2004-07-13"), ev("ShelfEffective", "2004-10-01")]
 
 
 def amounts(rep, payment_date):
@@ -108,13 +108,7 @@ def test_no_questionnaire_request_not_entitled():
 
 
 def test_window_breach_report_only_accrues_nothing():
-    objs = rra(*EFFECTIVE,
-               ev("SuspensionStarted", "2005-03-01", material_transaction=False),
-               ev("SuspensionEnded", "2005-03-21"),
-               ev("SuspensionStarted", "2005-04-01", material_transaction=False),
-               ev("SuspensionEnded", "2005-04-16"),
-               ev("SuspensionStarted", "2005-05-01", material_transaction=False),
-               ev("SuspensionEnded", "2005-05-21"))
+    objs = rra(*THREE_SHORT)
     base = report(objs, "2005-08-01")
     alt = report(objs, "2005-08-01", window_breach="report_only")
     # usability_default: (iii) accruing [2005-05-19, 2005-05-21): 2 days (30/360)

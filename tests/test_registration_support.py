@@ -17,6 +17,15 @@ from tests.support import build, d, ev, opened
 
 LEHMAN = "Lehman Brothers Inc."
 CENT = Decimal("0.01")
+EFFECTIVE = [ev("ShelfFiled", "2004-07-13"), ev("ShelfEffective", "2004-10-01")]
+# three Suspension Periods, each within its own 45 days, 55 days in the 90 days to 2005-05-30
+THREE_SHORT = [*EFFECTIVE,
+               ev("SuspensionStarted", "2005-03-01", material_transaction=False),
+               ev("SuspensionEnded", "2005-03-21"),            # 20 days
+               ev("SuspensionStarted", "2005-04-01", material_transaction=False),
+               ev("SuspensionEnded", "2005-04-16"),            # 15 days
+               ev("SuspensionStarted", "2005-05-01", material_transaction=False),
+               ev("SuspensionEnded", "2005-05-21")]            # 20 days
 
 
 def rra(*objs: dict[str, Any], holders: dict[str, str] | None = None,

@@ -56,6 +56,17 @@ def vest(day: str, warrants: int, holder: str = CAMDEN) -> dict:
     return e("CamdenWarrantsVested", day, holder=holder, warrants=warrants)
 
 
+def preferred_converted_then_vesting() -> list[dict]:
+    """1,000 Series A Preferred (stated value 100.00, conversion price 4.00: 25,000 shares)
+    converted whole on 2002-06-01, before 500,000 Camden Warrants vest on 2002-09-01."""
+    return base() + [
+        e("InstrumentRegistered", "2002-03-01", instrument="P-1", holder=SANDLER,
+          kind="preferred", quantity=1000, stated_value="100.00", conversion_price="4.00"),
+        e("PreferredConverted", "2002-06-01", instrument="P-1", fraction="1",
+          shares_issued=25_000),
+        vest("2002-09-01", 500_000)]
+
+
 def exercise(day: str, shares_issued: int, fraction: str = "1", instrument: str = "W-1") -> dict:
     return e("WarrantsExercised", day, instrument=instrument, fraction=fraction,
              shares_issued=shares_issued)
@@ -208,12 +219,7 @@ def test_a_partial_exercise_counts_only_the_exercised_part():
 
 
 def test_a_preferred_conversion():
-    objs = base() + [
-        e("InstrumentRegistered", "2002-03-01", instrument="P-1", holder=SANDLER,
-          kind="preferred", quantity=1000, stated_value="100.00", conversion_price="4.00"),
-        e("PreferredConverted", "2002-06-01", instrument="P-1", fraction="1",
-          shares_issued=25_000),
-        vest("2002-09-01", 500_000)]
+    objs = preferred_converted_then_vesting()
     t = report(objs)
     b = Decimal(500_000) * Decimal("1.50") / Decimal("4.00")        # 187,500
     p = r4(Decimal("4.00") * (A1 + b) / (A1 + 500_000))             # 3.8810
@@ -388,12 +394,7 @@ def test_a_vesting_draws_on_the_earliest_issuance_first():
 
 
 def test_trueup_dividends_to_vesting_date_adds_nothing_and_says_why():
-    objs = base() + [
-        e("InstrumentRegistered", "2002-03-01", instrument="P-1", holder=SANDLER,
-          kind="preferred", quantity=1000, stated_value="100.00", conversion_price="4.00"),
-        e("PreferredConverted", "2002-06-01", instrument="P-1", fraction="1",
-          shares_issued=25_000),
-        vest("2002-09-01", 500_000)]
+    objs = preferred_converted_then_vesting()
     frozen = report(objs)
     to_vesting = report(objs, trueup_dividends="to_vesting_date")
     f, v = one(frozen["exercises"], event="e6"), one(to_vesting["exercises"], event="e6")

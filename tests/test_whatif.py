@@ -22,6 +22,7 @@ from projections.interpretations import REGISTRY
 from projections.report import report
 from projections.whatif import Addition, Changes, ScenarioError, resolve_id, whatif
 from tests.support import build, ev, opened
+from tests.test_registration_support import EFFECTIVE, THREE_SHORT
 
 LEHMAN = "Lehman Brothers Inc."
 P = Decimal(60_000_000)
@@ -46,7 +47,6 @@ def switched(events, as_of: str, **readings):
 
 
 EX1 = [ev("ShelfFiled", "2004-07-13"), ev("ShelfEffective", "2004-11-15")]
-EFFECTIVE = [ev("ShelfFiled", "2004-07-13"), ev("ShelfEffective", "2004-10-01")]
 AMOUNT_1 = f"{PAY_1}.amounts.{LEHMAN}"
 
 # ------------------------------------------------------- one test per interpretation
@@ -130,13 +130,7 @@ def test_questionnaire_deadline():
 
 
 def test_window_breach():
-    events = rra(*EFFECTIVE,
-                 ev("SuspensionStarted", "2005-03-01", material_transaction=False),
-                 ev("SuspensionEnded", "2005-03-21"),
-                 ev("SuspensionStarted", "2005-04-01", material_transaction=False),
-                 ev("SuspensionEnded", "2005-04-16"),
-                 ev("SuspensionStarted", "2005-05-01", material_transaction=False),
-                 ev("SuspensionEnded", "2005-05-21"))
+    events = rra(*THREE_SHORT)
     result = switched(events, "2005-08-01", **{_reading("window_breach"): "report_only"})
     # 20 + 15 + 20 days; the 90-day window ending 2005-05-18 holds 46 > 45: (iii) accrues
     # [2005-05-19, 2005-05-21), 2 days; report_only: nothing accrues
