@@ -72,6 +72,17 @@ def exercise(day: str, shares_issued: int, fraction: str = "1", instrument: str 
              shares_issued=shares_issued)
 
 
+def exercised_then_vesting(camden_price: str) -> list[dict]:
+    """W-1 (3.00) exercised whole on 2002-06-01 for 100,000 shares, a preferred P-1
+    (conversion price 4.00) still held, then 500,000 Camden Warrants at ``camden_price``
+    vest on 2002-09-01."""
+    return base(camden_price=camden_price) + [
+        e("InstrumentRegistered", "2002-03-01", instrument="P-1", holder=SANDLER,
+          kind="preferred", quantity=1000, stated_value="100.00", conversion_price="4.00"),
+        exercise("2002-06-01", 100_000),
+        vest("2002-09-01", 500_000)]
+
+
 def report(objs, as_of: str = "2010-01-01", **interpret) -> dict:
     timeline = build_timeline(build(objs), date.fromisoformat(as_of))
     out = true_up_report(timeline, resolve(interpret))
@@ -236,11 +247,7 @@ def test_a_preferred_conversion():
 
 
 def test_a_camden_price_not_below_the_holders_price_adjusts_nothing():
-    objs = base(camden_price="3.50") + [
-        e("InstrumentRegistered", "2002-03-01", instrument="P-1", holder=SANDLER,
-          kind="preferred", quantity=1000, stated_value="100.00", conversion_price="4.00"),
-        exercise("2002-06-01", 100_000),
-        vest("2002-09-01", 500_000)]
+    objs = exercised_then_vesting(camden_price="3.50")
     t = report(objs)
     w1 = one(t["adjustments"], instrument="W-1")
     assert w1["before"] == w1["after"] == "3.00"
@@ -511,11 +518,7 @@ def test_the_deferred_what_if_vests_every_issuance_in_turn():
 
 def test_a_camden_price_equal_to_the_holders_price_adjusts_nothing():
     """Not below P is no adjustment (SPEC §5.2): 3.00 against W-1 at 3.00."""
-    objs = base(camden_price="3.00") + [
-        e("InstrumentRegistered", "2002-03-01", instrument="P-1", holder=SANDLER,
-          kind="preferred", quantity=1000, stated_value="100.00", conversion_price="4.00"),
-        exercise("2002-06-01", 100_000),
-        vest("2002-09-01", 500_000)]
+    objs = exercised_then_vesting(camden_price="3.00")
     t = report(objs)
     w1 = one(t["adjustments"], instrument="W-1")
     assert (w1["before"], w1["after"]) == ("3.00", "3.00")
