@@ -38,9 +38,10 @@ def ledger_to_append(db: str) -> Iterator[Any]:
     from ledger.connection import is_postgres_url
 
     new = not is_postgres_url(db) and not os.path.exists(db)
-    ledger = open_ledger(db, create=True)
     try:
-        with ledger:
+        # opening creates the tables: on a full disk that fails too, and the file it
+        # created must not stay behind as an empty ledger
+        with open_ledger(db, create=True) as ledger:
             yield ledger
     except BaseException:
         if new:

@@ -1,9 +1,13 @@
 """Verifying the log's hash chain (SPEC §3): each event's ``hash`` is SHA-256 over its
 canonical JSON including ``prev_hash``, and ``prev_hash`` is the hash before it.
 
-The walk follows the notification log (the order rows were committed) and hashes every
-record exactly as stored, never an upcast copy (``ledger.upcasting``), so a changed byte,
-a deleted row, two swapped rows or a cut-off tail each name the first bad ``seq``.
+The walk reads every row of the store in one consistent view (``ledger.stable``), so a
+writer appending meanwhile is simply not seen, and hashes every record exactly as
+stored, never an upcast copy (``ledger.upcasting``). It proves that what reports read,
+each deal's stream, is exactly the chain: every event sits in its own deal's stream at
+the next position; every chain-head row names where the log has reached; every sealed
+snapshot matches its deal's events. A changed byte, a deleted, swapped or moved row, a
+removed head, a cut-off tail or an edited snapshot each name the first bad ``seq``.
 
 Rewriting the whole chain after an edit (and the chain head with it) leaves the log
 self-consistent: only a copy kept elsewhere can show it. ``expect`` is that copy:
@@ -22,10 +26,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from eventsourcing.persistence import PersistenceError
-
-from .errors import StoreError, UsageError
-from .store import GENESIS, Ledger, record_hash
+from . import guards
+from .errors import UsageError
+from .stable import StableView, stable_view
+from .store import (CHAIN_ID, GENESIS, ChainAdvanced, Ledger, canonical, deal_id, record_hash,
+                    seal)
+from .upcasting import upcast
 
 HASH = re.compile(r"[0-9a-f]{64}")
 
@@ -102,71 +108,232 @@ def _witness_file(path: str) -> Witness:
     return Witness(by_seq, None, f"the copy in {path}")
 
 
+PAGE = 2000
+
+
 def verify(ledger: Ledger, expect: str | None = None) -> Verdict:
+    """Walk every row of the store, in one consistent view of it (``ledger.stable``),
+    and prove that what reports read is exactly the hash chain:
+
+    * the chain: each event's ``seq`` follows the one before, its ``prev_hash`` is that
+      event's hash, its hash recomputes from its bytes as stored (and matches ``expect``);
+    * the streams: each event is stored in its own deal's stream (the one reports read)
+      at the next position of that stream, so no row was moved, swapped or dropped
+      between streams while the chain still walks;
+    * the heads: each ``ChainAdvanced`` row names the seq and hash the log has reached;
+    * the snapshots: each deal snapshot that appends would trust equals the state
+      rebuilt from the deal's events up to it.
+
+    Events of one batch are checked in ``seq`` order: ledgers written before appends
+    stored a batch in seq order may hold one deal's lines of a batch before another's."""
     kept = witness(expect)
-    expected_seq, prev = 1, GENESIS
-    seen_head = kept is None or kept.head in (None, GENESIS)
-    recorder, mapper = ledger.app.recorder, ledger.app.mapper
-    position = 0
+    walk = _Walk(ledger, kept)
+    with stable_view(ledger) as view:
+        after = 0
+        while page := view.notifications(after, PAGE):
+            for n in page:
+                if (verdict := walk.row(n)) is not None:
+                    return verdict
+            after = page[-1].id
+        if (verdict := walk.end()) is not None:
+            return verdict
+        if (verdict := _check_snapshots(ledger, view, walk)) is not None:
+            return verdict
+    return Verdict(True, walk.seq - 1, walk.prev)
 
-    def bad(seq: int | None, reason: str) -> Verdict:
-        return Verdict(False, expected_seq - 1, prev, seq, reason)
 
-    while True:
+class _Walk:
+    """The state of one walk of the log: the next seq, the hash before it, each stream's
+    next position, and the rows of the batch not yet closed by its chain head."""
+
+    def __init__(self, ledger: Ledger, kept: Witness | None):
+        self.mapper = ledger.app.mapper
+        self.kept = kept
+        self.seq, self.prev = 1, GENESIS
+        self.seen_head = kept is None or kept.head in (None, GENESIS)
+        self.versions: dict[Any, int] = {}     # stream id -> last position seen
+        self.deals: dict[Any, str] = {}         # stream id -> deal name
+        self.batch: list[tuple[Any, dict[str, Any]]] = []
+        self.undecodable: list[int] = []        # notifications of the batch that do not decode
+        self.chain_version = 0
+        self.started, self.recorded = ledger._topics
+        self.advanced = f"{ChainAdvanced.__module__}:{ChainAdvanced.__qualname__}"
+
+    def bad(self, seq: int | None, reason: str) -> Verdict:
+        return Verdict(False, self.seq - 1, self.prev, seq, reason)
+
+    def row(self, n: Any) -> Verdict | None:
+        if n.originator_id == CHAIN_ID:
+            return self.head_row(n)
+        if n.topic not in (self.started, self.recorded):
+            return self.bad(self.seq, f"notification {n.id} is a row of an unknown kind "
+                                      f"({n.topic[:80]}): written outside deal-ledger")
         try:
-            page = recorder.select_notifications(start=position, limit=2000,
-                                                 topics=ledger._topics,
-                                                 inclusive_of_start=False)
-        except PersistenceError as err:
-            raise StoreError(f"cannot read the ledger: {' '.join(str(err).split())[:300]}"
-                             ) from None
-        if not page:
-            break
-        for n in page:
+            record: Any = self.mapper.to_domain_event(n).record
+            if not isinstance(record, dict) or not isinstance(record.get("seq"), int):
+                raise TypeError("not a record")
+        except Exception:
+            # its seq is unknown until the rest of its batch is in: the first seq the
+            # batch lacks is this row's
+            self.undecodable.append(n.id)
+            return None
+        self.batch.append((n, record))
+        return None
+
+    def undecoded(self, seq: int) -> Verdict:
+        return self.bad(seq, "the stored bytes of this event cannot be decoded "
+                             f"(notification {self.undecodable[0]} was altered)")
+
+    def head_row(self, n: Any) -> Verdict | None:
+        """A chain head closes a batch: check the batch's events in seq order, then that
+        the head names where the log now is."""
+        if (verdict := self.close_batch()) is not None:
+            return verdict
+        try:
+            if n.topic != self.advanced:
+                raise TypeError("not a chain head")
+            head = self.mapper.to_domain_event(n)
+        except Exception:
+            return self.bad(self.seq, f"the chain head row at notification {n.id} is not "
+                                      "a chain head (it was altered)")
+        self.chain_version += 1
+        if n.originator_version != self.chain_version:
+            return self.bad(self.seq, f"the chain head at notification {n.id} is version "
+                                      f"{n.originator_version} where {self.chain_version} "
+                                      "was expected (heads were removed or reordered)")
+        if self.undecodable:
+            return self.undecoded(self.seq)
+        last = self.seq - 1
+        if head.seq > last:
+            return self.bad(self.seq, f"the chain head at notification {n.id} says seq "
+                                      f"{head.seq} but the log before it ends at seq {last} "
+                                      "(events were removed)")
+        if head.seq < last:
+            return self.bad(head.seq + 1, f"the chain head at notification {n.id} says seq "
+                                          f"{head.seq} but the log before it goes to seq "
+                                          f"{last} (events were added outside deal-ledger)")
+        if head.hash != self.prev:
+            return self.bad(last, f"the chain head at notification {n.id} names another "
+                                  f"hash for seq {last} than the event's: the history up to "
+                                  "it was rewritten")
+        return None
+
+    def close_batch(self) -> Verdict | None:
+        rows, self.batch = self.batch, []
+        rows.sort(key=lambda pair: pair[1]["seq"])
+        for n, record in rows:
+            if (verdict := self.event(n, record)) is not None:
+                return verdict
+        return None
+
+    def event(self, n: Any, record: dict[str, Any]) -> Verdict | None:
+        expected = self.seq
+        stated = record["seq"]
+        if stated != expected:
+            if stated > expected and self.undecodable:
+                return self.undecoded(expected)
+            what = "missing or out of order" if stated > expected else "out of order"
+            return self.bad(expected, f"event {what}: the log has seq {stated} here")
+        if record.get("prev_hash") != self.prev:
+            return self.bad(expected, "prev_hash does not match the hash of the event before it")
+        try:
+            actual = record_hash(record)
+        except Exception:
+            actual = None
+        if actual != record.get("hash"):
+            return self.bad(expected, "hash does not match the event's content (it was changed)")
+        if self.kept is not None:
+            want = self.kept.by_seq.get(expected)
+            if want is not None and want != record["hash"]:
+                return self.bad(expected, f"its hash differs from {self.kept.source}: the "
+                                          "history up to here was rewritten")
+        deal = record.get("deal")
+        if not isinstance(deal, str) or n.originator_id != deal_id(deal):
+            return self.bad(expected, f"it is stored in another stream than its deal's "
+                                      f"({deal!r}; notification {n.id}): the deal's reports "
+                                      "would not read it (the row was moved)")
+        position = self.versions.get(n.originator_id, 0) + 1
+        if n.originator_version != position or (n.topic == self.started) != (position == 1):
+            return self.bad(expected, f"event out of order in its deal's stream: stored at "
+                                      f"position {n.originator_version} of deal {deal}'s "
+                                      f"stream where {position} was expected (rows were "
+                                      "moved, removed or swapped)")
+        self.versions[n.originator_id] = position
+        self.deals[n.originator_id] = deal
+        self.prev = record["hash"]
+        if self.kept is not None and self.prev == self.kept.head:
+            self.seen_head = True
+        self.seq += 1
+        return None
+
+    def end(self) -> Verdict | None:
+        if self.undecodable:
+            return self.undecoded(min([self.seq, *(r["seq"] for _, r in self.batch)]))
+        if self.batch:
+            first = min(record["seq"] for _, record in self.batch)
+            return self.bad(first if first >= self.seq else self.seq,
+                            f"{len(self.batch)} event(s) at the end of the log have no chain "
+                            "head after them: written outside deal-ledger, or the head was "
+                            "removed")
+        count, kept = self.seq - 1, self.kept
+        if kept is not None and kept.last_seq > count:
+            return Verdict(False, count, self.prev, count + 1,
+                           f"the log ends at seq {count} but {kept.source} goes to seq "
+                           f"{kept.last_seq}: events were removed")
+        if not self.seen_head:
+            return Verdict(False, count, self.prev, None,
+                           f"the log no longer extends {kept.source}: history before it "
+                           "was rewritten")
+        return None
+
+
+def _check_snapshots(ledger: Ledger, view: StableView, walk: _Walk) -> Verdict | None:
+    """Every snapshot deal-ledger sealed must still match its seal (else it was altered:
+    appends ignore it, but it is tampering all the same), and every snapshot that appends
+    would trust must equal the deal's guard state rebuilt from its verified events up to
+    that version (a snapshot edited and re-sealed is caught here). A snapshot of an older
+    layout, with no seal, is never used by appends and is passed over."""
+    by_stream: dict[Any, list[Any]] = {}
+    for stored in view.snapshots():
+        by_stream.setdefault(stored.originator_id, []).append(stored)
+    for stream_id, stored_snapshots in by_stream.items():
+        deal = walk.deals.get(stream_id, str(stream_id))
+        trusted = {}
+        for stored in stored_snapshots:
+            where = f"the snapshot of deal {deal} at version {stored.originator_version}"
             try:
-                record: Any = mapper.to_domain_event(n).record
-                if not isinstance(record, dict):
-                    raise TypeError("not a record")
-                stated_seq = record["seq"]
+                snapshot = ledger.app.mapper.to_domain_event(stored)
+                state = snapshot.state
             except Exception:
-                return bad(expected_seq, "the stored bytes of this event cannot be decoded "
-                                         f"(notification {n.id} was altered)")
-            if stated_seq != expected_seq:
-                what = ("missing or out of order" if isinstance(stated_seq, int)
-                        and stated_seq > expected_seq else "out of order")
-                return bad(expected_seq, f"event {what}: the log has seq {stated_seq} here")
-            if record.get("prev_hash") != prev:
-                return bad(expected_seq,
-                           "prev_hash does not match the hash of the event before it")
+                return walk.bad(None, f"{where} cannot be decoded (it was altered)")
+            if not isinstance(state, dict) or "seal" not in state:
+                continue  # an older layout: appends never use it
             try:
-                actual = record_hash(record)
+                sound = state["seal"] == seal(state["guard"], state["at"],
+                                              snapshot.originator_version)
             except Exception:
-                actual = None
-            if actual != record.get("hash"):
-                return bad(expected_seq,
-                           "hash does not match the event's content (it was changed)")
-            if kept is not None:
-                want = kept.by_seq.get(expected_seq)
-                if want is not None and want != record["hash"]:
-                    return bad(expected_seq, f"its hash differs from {kept.source}: the "
-                                             "history up to here was rewritten")
-            prev = record["hash"]
-            if kept is not None and prev == kept.head:
-                seen_head = True
-            expected_seq += 1
-        position = page[-1].id
-    head = ledger.head()
-    count = expected_seq - 1
-    if head.seq != count or head.hash != prev:
-        return Verdict(False, count, prev, count + 1,
-                       f"the chain head says seq {head.seq} but the log ends at seq {count} "
-                       "(events were removed)")
-    if kept is not None and kept.last_seq > count:
-        return Verdict(False, count, prev, count + 1,
-                       f"the log ends at seq {count} but {kept.source} goes to seq "
-                       f"{kept.last_seq}: events were removed")
-    if not seen_head:
-        return Verdict(False, count, prev, None,
-                       f"the log no longer extends {kept.source}: history before it was "
-                       "rewritten")
-    return Verdict(True, count, prev)
+                sound = False
+            if not sound:
+                return walk.bad(None, f"{where} no longer matches its seal (it was "
+                                      "altered); appends ignore it and rebuild from events")
+            if snapshot.originator_version > walk.versions.get(stream_id, 0):
+                return walk.bad(None, f"{where} is beyond the deal's events (it was forged)")
+            trusted[snapshot.originator_version] = snapshot
+        if not trusted:
+            continue
+        state = guards.new_state()
+        for stored in view.stream(stream_id, lte=max(trusted)):
+            record = ledger.app.mapper.to_domain_event(stored).record
+            guards.fold(state, upcast(record))
+            snapshot = trusted.get(stored.originator_version)
+            if snapshot is None:
+                continue
+            if snapshot.state["guard"].get("format") != guards.FORMAT:
+                continue  # another layout of the guard state: appends rebuild
+            if canonical(snapshot.state["guard"]) != canonical(state) \
+                    or snapshot.state["at"] != [record["seq"], record["hash"]]:
+                return walk.bad(record["seq"], f"the snapshot of deal {deal} taken at this "
+                                               "event does not match the deal's events (it "
+                                               "was altered and re-sealed); appends would "
+                                               "have trusted it")
+    return None

@@ -203,3 +203,42 @@ def one_line(err: Exception, url: str) -> str:
     for secret in _secrets(url):
         text = text.replace(secret, "***")
     return text[:300]
+
+
+# What a writer may wait out: another writer holding the lock or winning the race for
+# the chain head. Anything else (a full disk, an I/O error, a damaged file, a lost
+# server) does not get better by retrying for a minute, and must be said at once.
+_TRANSIENT = ("database is locked", "database table is locked", "database is busy",
+              "lock timeout", "could not obtain lock", "deadlock detected",
+              "could not serialize access")
+_DISK_FULL = ("database or disk is full", "no space left on device", "disk full",
+              "could not extend file", "sqlite_full")
+
+
+def is_transient(err: Exception) -> bool:
+    """A write that failed for a reason retrying can cure: a conflict on the chain head
+    (the library's ``IntegrityError``) or a lock held by another writer."""
+    from eventsourcing.persistence import IntegrityError
+
+    if isinstance(err, IntegrityError):
+        text = str(err).lower()
+        # a conflict is a unique/primary key violation; an integrity error that is not
+        # one (a NOT NULL constraint after an edit of the schema...) is not transient
+        return "unique" in text or "duplicate key" in text or "primary key" in text \
+            or not text
+    text = str(err).lower()
+    return any(t in text for t in _TRANSIENT)
+
+
+def is_disk_full(err: Exception) -> bool:
+    text = str(err).lower()
+    return any(t in text for t in _DISK_FULL)
+
+
+def cannot_write(err: Exception, url: str) -> str:
+    """The one line for a write that failed for good; nothing was written (the batch is
+    one transaction)."""
+    if is_disk_full(err):
+        return (f"the disk holding the ledger at {redact(url)} is full: nothing was "
+                "written; free some space and append again")
+    return f"cannot write the ledger: {one_line(err, url)}; nothing was written"

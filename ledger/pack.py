@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, Iterator, Mapping, Sequence
 
-from .errors import LedgerError, UsageError
+from .errors import LedgerBusy, LedgerError, StoreError, UsageError
 from .store import GENESIS, record_hash
 
 FORMAT = "deal-ledger auditor pack 1"
@@ -223,7 +223,7 @@ def export(ledger: Any, deal: str, out: str, *, as_of: date,
     if os.path.exists(target) and (not os.path.isdir(target) or os.listdir(target)):
         raise UsageError(f"{out} already exists and is not an empty directory; a pack is "
                          "never written over", field="--out")
-    head = ledger.head()  # first: events after it are left out, so the pack is one moment
+    head = _verified_head(ledger)  # events after it are left out: the pack is one moment
     records = [r for r in ledger.deal_records(deal) if r["seq"] <= head.seq]
     if not records:
         reading.deal_events(ledger, deal)  # a UsageError naming the known deals
@@ -250,6 +250,26 @@ def export(ledger: Any, deal: str, out: str, *, as_of: date,
                          field="--out") from None
     manifest = json.loads(files[MANIFEST])
     return Exported(out, tuple(files), len(records), head.seq, head.hash, manifest[_SELF])
+
+
+def _verified_head(ledger: Any) -> Any:
+    """The ledger's head, after ``verify`` has proved the chain up to it and that each
+    deal's stream (what the pack reads) is exactly its part of the chain: a pack is
+    never made from a ledger that does not verify. A writer appending meanwhile moves
+    the head on; the check is then made again (three times at most)."""
+    from .chain import verify
+
+    for _ in range(3):
+        verdict = verify(ledger)
+        if not verdict.ok:
+            raise StoreError(f"the ledger does not verify ({verdict.line()}): an auditor "
+                             "pack is made only from a ledger whose chain verifies; run "
+                             "`deal-ledger verify`")
+        head = ledger.head()
+        if (head.seq, head.hash) == (verdict.count, verdict.head_hash):
+            return head
+    raise LedgerBusy("the ledger kept changing while its chain was verified for the pack; "
+                     "nothing was written; try again")
 
 
 # -------------------------------------------------------------------------- verifying

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import heapq
 import json
 import os
 import random
@@ -47,9 +48,9 @@ from eventsourcing.domain import Aggregate, DomainEvent
 from eventsourcing.persistence import IntegrityError, OperationalError, PersistenceError
 
 from . import guards
-from .connection import (RETRY_SECONDS, check_sqlite_header, create_private_file, env_for,
-                         immutable_uri, is_read_only, one_line, pg_connect,
-                         read_only_place, default_user, is_postgres_url, redact)
+from .connection import (RETRY_SECONDS, cannot_write, check_sqlite_header, create_private_file,
+                         env_for, immutable_uri, is_read_only, is_transient, one_line,
+                         pg_connect, read_only_place, default_user, is_postgres_url, redact)
 from .errors import LedgerBusy, LedgerError, StoreError
 from .locks import AdvisoryLock, FileLock
 from .events import Event, NewEvent, format_timestamp, parse_timestamp
@@ -61,6 +62,10 @@ GENESIS = "0" * 64
 SNAPSHOT_INTERVAL = 100
 PAGE = 2000
 PAUSE_GC_AT = 1000  # events in a batch from which the cyclic garbage collector waits
+
+
+def _record_seq(event: Any) -> int:
+    return event.record["seq"]
 
 
 def deal_id(deal: str) -> uuid.UUID:
@@ -101,7 +106,9 @@ def new_ids(count: int) -> list[str]:
 
 
 class DealStream(Aggregate):
-    """One deal's events; the aggregate state is the deal's guard state."""
+    """One deal's events; the aggregate state is the deal's guard state and ``at``, the
+    ``[seq, hash]`` of the last event folded into it (what binds a snapshot of it to the
+    chain: ``seal`` and ``Ledger._sound``)."""
 
     class Started(Aggregate.Created):
         record: dict
@@ -117,9 +124,19 @@ class DealStream(Aggregate):
                 guards.fold(aggregate.guard, self.record, staged[1])
             else:
                 guards.fold(aggregate.guard, upcast(self.record))
+            aggregate.at = [self.record["seq"], self.record["hash"]]
 
     def __init__(self, record: dict):
         self.guard = guards.fold(guards.new_state(), upcast(record))
+        self.at = [record["seq"], record["hash"]]
+
+
+def seal(guard: dict[str, Any], at: Any, version: int) -> str:
+    """SHA-256 over a snapshot's guard state, the chain position it was taken at and its
+    stream version: a snapshot whose bytes were edited no longer matches its seal, and
+    one moved to another position no longer matches the event stored there."""
+    return hashlib.sha256(canonical({"guard": guard, "at": at, "version": version})
+                          ).hexdigest()
 
 
 class ChainAdvanced(DomainEvent):
@@ -256,13 +273,22 @@ class Ledger:
         """The library's application on ``env``; with ``probe``, check the event table
         is there (a reader must not create one)."""
         url = self.url
-        try:
-            app = LedgerApp(env=env)
-        except LedgerError:
-            raise
-        except Exception as err:  # connection refused, unreadable file, bad auth...
-            raise StoreError(f"cannot open the ledger at {redact(url)}: "
-                             f"{one_line(err, url)}", field="--db") from None
+        for attempt in range(5):
+            try:
+                app = LedgerApp(env=env)
+                break
+            except LedgerError:
+                raise
+            except Exception as err:  # connection refused, unreadable file, bad auth...
+                # PostgreSQL: writers opening at once race on creating the tables and
+                # the insert function ("tuple concurrently updated"); the loser retries
+                text = str(err).lower()
+                if attempt < 4 and ("concurrently updated" in text
+                                    or "already exists" in text):
+                    time.sleep(0.05 * (attempt + 1) * (1 + random.random()))
+                    continue
+                raise StoreError(f"cannot open the ledger at {redact(url)}: "
+                                 f"{one_line(err, url)}", field="--db") from None
         if probe:
             try:
                 app.recorder.max_notification_id()
@@ -336,9 +362,8 @@ class Ledger:
                 self._decode(stored).mutate(stream)
             return stream
         try:
-            stream = self.app.repository.get(deal_id(deal))
-            if stream.guard.get("format") != guards.FORMAT:
-                # a snapshot taken by an older deal-ledger: rebuild from the events
+            stream = self._from_snapshot(deal)
+            if stream is None:
                 stream = Repository(event_store=self.app.events).get(deal_id(deal))
         except AggregateNotFoundError:
             return None
@@ -347,15 +372,71 @@ class Ledger:
         self._streams[deal] = stream
         return stream
 
+    def _from_snapshot(self, deal: str) -> DealStream | None:
+        """The deal's aggregate from its latest snapshot and the events after it, if that
+        snapshot is sound (``_sound``); else ``None``: the caller rebuilds from the
+        events. The write side never trusts state that the chain does not vouch for."""
+        try:
+            snapshots = list(self.app.snapshots.get(deal_id(deal), desc=True, limit=1))
+        except Exception:  # an undecodable snapshot is no snapshot
+            return None
+        if not snapshots or not self._sound(deal, snapshots[0]):
+            return None
+        stream = snapshots[0].mutate(None)
+        for stored in self._select(deal_id(deal), gt=stream.version):
+            self._decode(stored).mutate(stream)
+        return stream
+
+    def _sound(self, deal: str, snapshot: Any) -> bool:
+        """A snapshot is used only if it is of the current guard layout, its seal
+        recomputes, and the event stored at its version is the chained event (``at``)
+        it was taken after. (``verify`` goes further: it rebuilds the state from the
+        events and compares, so a snapshot re-sealed after an edit is caught there.)"""
+        state = snapshot.state
+        guard, at, version = state.get("guard"), state.get("at"), snapshot.originator_version
+        if not isinstance(guard, dict) or guard.get("format") != guards.FORMAT:
+            return False
+        try:
+            if state.get("seal") != seal(guard, at, version):
+                return False
+        except (TypeError, ValueError):
+            return False
+        stored = self._select(deal_id(deal), gt=version - 1, lte=version)
+        if len(stored) != 1:
+            return False
+        record = self._decode(stored[0]).record
+        return [record.get("seq"), record.get("hash")] == at
+
     def _forget(self, deals: Any) -> None:
         for deal in deals:
             self._streams.pop(deal, None)
 
     def records(self, *, start: int = 0) -> Iterator[dict[str, Any]]:
-        """Every stored event record in log order (the notification log), streamed, each
-        exactly as stored (what the hash covers; ``upcast`` gives the current shape)."""
-        for _nid, record in self.notifications(start=start):
-            yield record
+        """Every stored event record in ``seq`` order, streamed, each exactly as stored
+        (what the hash covers; ``upcast`` gives the current shape).
+
+        The log holds events in seq order; ledgers written before appends kept to that
+        may hold one deal's lines of an interleaved batch before another's. Those are put
+        back in seq order here, holding only the events that arrived early."""
+        early: list[tuple[int, int, dict[str, Any]]] = []
+        expected: int | None = None
+        for nid, record in self.notifications(start=start):
+            seq = record.get("seq")
+            if not isinstance(seq, int) or (expected is not None and seq < expected):
+                yield record  # altered or repeated: as it stands (``verify`` names it)
+                continue
+            if expected is None:
+                expected = seq
+            if seq == expected and not early:
+                expected += 1
+                yield record
+                continue
+            heapq.heappush(early, (seq, nid, record))
+            while early and early[0][0] == expected:
+                expected += 1
+                yield heapq.heappop(early)[2]
+        while early:
+            yield heapq.heappop(early)[2]
 
     def notifications(self, *, start: int = 0) -> Iterator[tuple[int, dict[str, Any]]]:
         """``(notification id, record)`` in log order, streamed page by page."""
@@ -449,13 +530,21 @@ class Ledger:
                                   seq=records[-1]["seq"], hash=records[-1]["hash"],
                                   recorded_at=records[-1]["recorded_at"])
             before = {d: s.version - len(s.pending_events) for d, s in streams.items()}
+            # The library would store each aggregate's pending events together (all of
+            # one deal, then the next); the log must hold them in seq order, the order
+            # their hashes chain in, whatever the batch interleaves. So the events are
+            # handed over one by one, in seq order, with the chain head last.
+            in_seq_order = sorted((e for s in streams.values() for e in s.collect_events()),
+                                  key=_record_seq)
             try:
-                self.app.save(*streams.values(), chain)
+                self.app.save(*in_seq_order, chain)
             except (IntegrityError, OperationalError) as err:
                 self._forget(deals)
                 if is_read_only(err):
                     raise StoreError(f"the ledger at {redact(self.url)} is read-only: "
                                      "reports work, appends do not") from None
+                if not is_transient(err):
+                    raise StoreError(cannot_write(err, self.url)) from None
                 if time.monotonic() > deadline:
                     break
                 time.sleep(min(0.2, 0.002 * 2 ** min(attempt, 7)) * random.random())
@@ -473,8 +562,7 @@ class Ledger:
                     upgraded = True
                     self._upgrade_schema()
                     continue
-                raise StoreError("cannot write the ledger: "
-                                 f"{one_line(err, self.url)}") from None
+                raise StoreError(cannot_write(err, self.url)) from None
             self._streams.update(streams)
             self._snapshot(streams, before)
             new_head = Head(chain.seq, chain.hash, chain.recorded_at, chain.originator_version)
@@ -537,6 +625,10 @@ class Ledger:
 
         snaps = [Snapshot.take(s) for d, s in streams.items()
                  if s.version // SNAPSHOT_INTERVAL > before[d] // SNAPSHOT_INTERVAL]
+        for snap in snaps:
+            snap.state.pop("_staged", None)
+            snap.state["seal"] = seal(snap.state["guard"], snap.state["at"],
+                                      snap.originator_version)
         if snaps:
             try:
                 self.app.snapshots.put(snaps)

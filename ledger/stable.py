@@ -1,0 +1,120 @@
+"""One consistent view of the store, for readers that must see a single moment of it.
+
+The library's recorder runs each ``select`` in a transaction of its own, so a reader that
+pages through the log and then reads the chain head can see a writer's batch in one and
+not the other: ``verify`` then took an append in progress for removed events. A
+``StableView`` runs every read on one connection, inside one read transaction: on
+SQLite a ``BEGIN`` whose first ``SELECT`` fixes the WAL snapshot for the rest of it; on
+PostgreSQL ``REPEATABLE READ, READ ONLY``, which gives every statement the same snapshot.
+Writers are never blocked by it.
+
+The statements are the library's own (the same tables and columns its recorders read),
+and the rows come back as the library's ``Notification`` and ``StoredEvent`` objects, for
+its mapper to decode.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Iterator
+from uuid import UUID
+
+from eventsourcing.persistence import Notification, PersistenceError, StoredEvent
+
+from .errors import StoreError
+
+if TYPE_CHECKING:
+    from .store import Ledger
+
+
+class StableView:
+    """Reads of the event and snapshot tables, all from the same snapshot of the store."""
+
+    def __init__(self, ledger: "Ledger", cursor: Any):
+        self._ledger = ledger
+        self._cursor = cursor
+        self._pg = ledger.is_postgres
+        recorder = ledger.app.recorder
+        self._convert = getattr(recorder, "convert_originator_id", lambda x: x)
+        self._events = self._table(recorder)
+        self._snapshots = self._table(ledger.app.snapshots.recorder) \
+            if ledger.app.snapshots is not None else None
+
+    def _table(self, recorder: Any) -> str:
+        if not self._pg:
+            return f'"{recorder.events_table_name}"'
+        schema = recorder.datastore.schema
+        return f'"{schema}"."{recorder.events_table_name}"'
+
+    def _rows(self, sql: str, params: tuple[Any, ...]) -> list[Any]:
+        if self._pg:
+            sql = sql.replace("?", "%s")
+        try:
+            self._cursor.execute(sql, params)
+            return list(self._cursor.fetchall())
+        except PersistenceError as err:
+            raise StoreError(f"cannot read the ledger: {' '.join(str(err).split())[:300]}"
+                             ) from None
+        except Exception as err:
+            if type(err).__module__.startswith(("sqlite3", "psycopg")):
+                raise StoreError("cannot read the ledger: "
+                                 f"{' '.join(str(err).split())[:300]}") from None
+            raise
+
+    def _id(self, originator_id: UUID) -> Any:
+        return originator_id if self._pg else originator_id.hex
+
+    def notifications(self, after: int, limit: int) -> list[Notification]:
+        """Every row of the log (all topics, the chain head's too) after position
+        ``after``, in log order."""
+        position = "notification_id" if self._pg else "rowid"
+        rows = self._rows(
+            f"SELECT {position} AS position, originator_id, originator_version, topic, state "
+            f"FROM {self._events} WHERE {position} > ? ORDER BY {position} LIMIT ?",
+            (after, limit))
+        return [Notification(id=r["position"], originator_id=self._convert(r["originator_id"]),
+                             originator_version=r["originator_version"], topic=r["topic"],
+                             state=bytes(r["state"])) for r in rows]
+
+    def stream(self, originator_id: UUID, *, lte: int) -> list[StoredEvent]:
+        """One stream's rows, versions 1 to ``lte``, in version order."""
+        rows = self._rows(
+            f"SELECT originator_id, originator_version, topic, state FROM {self._events} "
+            "WHERE originator_id = ? AND originator_version <= ? ORDER BY originator_version",
+            (self._id(originator_id), lte))
+        return [_stored(r, self._convert) for r in rows]
+
+    def snapshots(self) -> list[StoredEvent]:
+        """Every stored snapshot, by stream and version."""
+        if self._snapshots is None:
+            return []
+        rows = self._rows(
+            f"SELECT originator_id, originator_version, topic, state FROM {self._snapshots} "
+            "ORDER BY originator_id, originator_version", ())
+        return [_stored(r, self._convert) for r in rows]
+
+
+def _stored(row: Any, convert: Any) -> StoredEvent:
+    return StoredEvent(originator_id=convert(row["originator_id"]),
+                       originator_version=row["originator_version"], topic=row["topic"],
+                       state=bytes(row["state"]))
+
+
+@contextmanager
+def stable_view(ledger: "Ledger") -> Iterator[StableView]:
+    """A ``StableView`` for the duration of the block; the transaction is only read in,
+    and rolled back at the end."""
+    datastore = ledger.app.recorder.datastore
+    try:
+        if ledger.is_postgres:
+            with datastore.get_connection() as conn:
+                with conn.transaction(force_rollback=True):
+                    cursor = conn.cursor()
+                    cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                    yield StableView(ledger, cursor)
+        else:
+            with datastore.transaction(commit=False) as cursor:
+                yield StableView(ledger, cursor)
+    except PersistenceError as err:
+        raise StoreError(f"cannot read the ledger: {' '.join(str(err).split())[:300]}"
+                         ) from None
