@@ -153,6 +153,7 @@ class _Walk:
         self.seen_head = kept is None or kept.head in (None, GENESIS)
         self.versions: dict[Any, int] = {}     # stream id -> last position seen
         self.deals: dict[Any, str] = {}         # stream id -> deal name
+        self.deal_last: dict[Any, str] = {}     # stream id -> hash of its last event
         self.batch: list[tuple[Any, dict[str, Any]]] = []
         self.undecodable: list[int] = []        # notifications of the batch that do not decode
         self.chain_version = 0
@@ -252,6 +253,10 @@ class _Walk:
             return self.bad(expected, f"it is stored in another stream than its deal's "
                                       f"({deal!r}; notification {n.id}): the deal's reports "
                                       "would not read it (the row was moved)")
+        if "deal_prev" in record and record["deal_prev"] != self.deal_last.get(
+                n.originator_id, GENESIS):
+            return self.bad(expected, f"deal_prev is not the hash of deal {deal}'s event "
+                                      "before it (an event of the deal was removed or moved)")
         position = self.versions.get(n.originator_id, 0) + 1
         if n.originator_version != position or (n.topic == self.started) != (position == 1):
             return self.bad(expected, f"event out of order in its deal's stream: stored at "
@@ -260,6 +265,7 @@ class _Walk:
                                       "moved, removed or swapped)")
         self.versions[n.originator_id] = position
         self.deals[n.originator_id] = deal
+        self.deal_last[n.originator_id] = record["hash"]
         self.prev = record["hash"]
         if self.kept is not None and self.prev == self.kept.head:
             self.seen_head = True

@@ -42,7 +42,8 @@ KINDS = (REGISTRATION_RIGHTS, ANTIDILUTION_DEFERRAL)
 
 ENVELOPE_FIELDS = ("type", "deal", "date", "data", "source", "key")
 REQUIRED_FIELDS = ("type", "deal", "date", "data")
-STORE_FIELDS = ("v", "id", "seq", "recorded_at", "recorded_by", "prev_hash", "hash")
+STORE_FIELDS = ("v", "id", "seq", "recorded_at", "recorded_by", "prev_hash", "deal_prev",
+                "hash")
 DEAL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
 
 

@@ -26,6 +26,8 @@ What ``verify_pack`` proves offline, in this order: the manifest is intact; ever
 matches it and no file was added; every event's hash recomputes from its content; the
 events and ``chain.json`` agree; every link between events adjacent in the log
 (``seq`` n and n+1 both in the deal) holds, and seq 1 starts from the genesis hash; the
+deal's own chain holds (each event's ``deal_prev`` is the hash of the deal's event
+before it in the pack, so an event of the deal missing from the pack is named); the
 head hash is the same in ``chain.json``, ``head.txt`` and the manifest, and equals the
 last event's hash when that event is the head; and recomputing the report (and every
 derived file) from the pack's events gives exactly what the pack holds. The links to other
@@ -123,9 +125,19 @@ def chain_doc(records: Sequence[Mapping[str, Any]], head: Mapping[str, Any]) -> 
                 "without its 'hash', 'prev_hash' included",
         "genesis": GENESIS,
         "head": dict(head),
-        "events": [{"seq": r["seq"], "id": r["id"], "prev_hash": r["prev_hash"],
-                    "hash": r["hash"]} for r in records],
+        "deal_prev": "each event's 'deal_prev' is the hash of the deal's event before it "
+                     "(the genesis hash for its first), so the deal's events form a chain "
+                     "of their own; events recorded before deal-ledger kept it have none",
+        "events": [_link(r) for r in records],
     }
+
+
+def _link(record: Mapping[str, Any]) -> dict[str, Any]:
+    link = {"seq": record["seq"], "id": record["id"], "prev_hash": record["prev_hash"],
+            "hash": record["hash"]}
+    if "deal_prev" in record:
+        link["deal_prev"] = record["deal_prev"]
+    return link
 
 
 def build_pack(records: Sequence[Mapping[str, Any]], head: Mapping[str, Any], *,
@@ -433,9 +445,7 @@ def _check_chain(data: bytes, head_txt: bytes, records: Sequence[Mapping[str, An
     if len(entries) != len(records):
         raise _Bad(name, f"lists {len(entries)} events and events.jsonl holds {len(records)}")
     for entry, r in zip(entries, records):
-        expected = {"seq": r["seq"], "id": r["id"], "prev_hash": r["prev_hash"],
-                    "hash": r["hash"]}
-        if entry != expected:
+        if entry != _link(r):
             raise _Bad(name, f"does not match events.jsonl at seq {r['seq']}")
     links = 0
     for before, after in zip([None, *records], records):
@@ -447,6 +457,15 @@ def _check_chain(data: bytes, head_txt: bytes, records: Sequence[Mapping[str, An
             if after["prev_hash"] != before["hash"]:
                 raise _Bad("events.jsonl", f"seq {after['seq']}: prev_hash is not the hash "
                                            f"of seq {before['seq']} (the chain is broken)")
+            links += 1
+        if "deal_prev" in after:
+            # the deal's own chain: a gap here is an event of the deal that the pack
+            # (the deal's stream) does not hold
+            want = GENESIS if before is None else before["hash"]
+            if after["deal_prev"] != want:
+                raise _Bad("events.jsonl", f"seq {after['seq']}: deal_prev is not the hash "
+                                           "of the deal's event before it in the pack (an "
+                                           "event of the deal is missing)")
             links += 1
     last = records[-1]
     if not isinstance(head_seq, int) or head_seq < last["seq"]:

@@ -594,6 +594,9 @@ class Ledger:
             record["recorded_at"] = stamp
             record["recorded_by"] = who
             record["prev_hash"] = prev
+            # the deal's own link: the hash of its previous event, so that the deal's
+            # events alone (an auditor pack) show when one of them is missing
+            record["deal_prev"] = GENESIS if stream is None else stream.at[1]
             record["hash"] = prev = record_hash(record)  # hashed before "hash" is set
             try:
                 found = guards.check(guards.new_state() if stream is None else stream.guard,

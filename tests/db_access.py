@@ -90,3 +90,18 @@ class RawChain(Raw):
                 cur = c.execute("SELECT rowid, state, originator_id, originator_version FROM "
                                 "stored_events WHERE topic LIKE '%ChainAdvanced%' ORDER BY rowid")
             return [(r[0], bytes(r[1]), r[2], r[3]) for r in cur.fetchall()]
+
+
+def relink(record: dict, prev: str | None, deal_last: dict) -> str:
+    """What a forger recomputes for one event after an edit: its ``prev_hash`` (the
+    hash before it in the log, unless ``prev`` is None), its ``deal_prev`` (the hash of
+    its deal's event before it, tracked in ``deal_last``) and its ``hash``."""
+    from ledger.store import GENESIS, record_hash
+
+    if prev is not None:
+        record["prev_hash"] = prev
+    if "deal_prev" in record:
+        record["deal_prev"] = deal_last.get(record["deal"], GENESIS)
+    record["hash"] = record_hash(record)
+    deal_last[record["deal"]] = record["hash"]
+    return record["hash"]

@@ -13,7 +13,7 @@ from ledger.chain import verify, witness
 from ledger.errors import StoreError, UsageError
 from ledger.events import parse_event
 from ledger.store import Ledger, record_hash
-from tests.db_access import Raw, RawChain
+from tests.db_access import Raw, RawChain, relink
 from tests.support import ev, opened
 from tests.test_bad_inputs import invoke
 
@@ -141,15 +141,13 @@ def _forge(url, edit_seq: int) -> None:
     raw = Raw(url)
     prev = None
     new_hash: dict[int, str] = {}
+    deal_last: dict[str, str] = {}
     for pos, state, *_ in raw.rows():
         outer = json.loads(state)
         record = outer["record"]
         if record["seq"] == edit_seq:
             record["data"]["principal"] = "5000"
-        if prev is not None:
-            record["prev_hash"] = prev
-        record["hash"] = record_hash(record)
-        prev = record["hash"]
+        prev = relink(record, prev, deal_last)
         new_hash[record["seq"]] = prev
         raw.set_state(pos, json.dumps(outer, separators=(",", ":")).encode())
     chain = RawChain(url)

@@ -14,7 +14,7 @@ import pytest
 
 from tests.cli_support import run
 from ledger.store import CHAIN_ID, record_hash
-from tests.db_access import Raw
+from tests.db_access import Raw, relink
 from tests.support import ev, opened
 
 
@@ -64,6 +64,7 @@ class Forger(Raw):
         prev_hash of it and of every event after it, and write each row back; with
         ``heads_too``, also point the chain head rows at the new hashes."""
         new_hash: dict[int, str] = {}
+        deal_last: dict[str, str] = {}
         prev = None
         for position, state, *_ in self.rows():
             outer = json.loads(state)
@@ -71,11 +72,9 @@ class Forger(Raw):
             if record["seq"] == seq:
                 change(record)
             if record["seq"] >= seq:
-                if prev is not None:
-                    record["prev_hash"] = prev
-                record["hash"] = record_hash(record)
+                relink(record, prev, deal_last)
                 self.set_state(position, json.dumps(outer, separators=(",", ":")).encode())
-            prev = record["hash"]
+            deal_last[record["deal"]] = prev = record["hash"]
             new_hash[record["seq"]] = record["hash"]
         if heads_too:
             for position, state in self.chain_rows():

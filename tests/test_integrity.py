@@ -467,3 +467,33 @@ def test_init_on_a_full_disk_leaves_no_empty_ledger(small_disk):
     assert result.exit_code == 5, result.output
     assert "Traceback" not in result.output
     assert sorted(p.name for p in small_disk.iterdir()) == ["filler"]
+
+
+# ------------------------------------- the pack: a deal's events form a chain of their own
+
+
+def test_a_pack_missing_an_event_of_its_deal_is_caught_offline(sqlite_url, tmp_path):
+    # A pack made from a stream that lost a row (by an exporter that did not verify the
+    # ledger first, or by hand) used to verify: the deal's events are not adjacent in the
+    # log, so no prev_hash link between them could be checked. Each event's deal_prev
+    # (the hash of the deal's event before it) closes that gap.
+    from ledger.pack import build_pack, verify_pack
+
+    _rra(sqlite_url)
+    with Ledger(sqlite_url, create=False) as ledger:
+        records = ledger.deal_records("rra")
+        head = ledger.head()
+    assert [r["deal_prev"] for r in records[1:]] == [r["hash"] for r in records[:-1]]
+    for name, drop in (("whole", None), ("gap", 2)):
+        kept = [r for r in records if r["seq"] != drop]
+        files = build_pack(kept, {"seq": head.seq, "hash": head.hash,
+                                  "recorded_at": head.recorded_at}, as_of=date(2005, 6, 30))
+        out = tmp_path / name
+        out.mkdir()
+        for file, data in files.items():
+            (out / file).write_bytes(data)
+        verdict = verify_pack(str(out))
+        if drop is None:
+            assert verdict.ok, verdict.line()
+        else:
+            assert not verdict.ok and "seq 3: deal_prev" in verdict.line(), verdict.line()
