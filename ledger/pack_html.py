@@ -433,7 +433,13 @@ def _verification(info: Mapping[str, Any], records: Sequence[Mapping[str, Any]])
             "deal's adjacent events, the head, and recomputes the report. Against the "
             "ledger: <code>deal-ledger verify --expect HEAD</code> with the hash in "
             "<code>head.txt</code>.</p>",
-            f"<p>Files: {files}, <code>index.html</code>, <code>manifest.json</code>.</p>"]
+            f"<p>Files: {files}, <code>index.html</code>, <code>manifest.json</code>.</p>",
+            "<p>In the CSV files, a text cell that begins with <code>=</code>, "
+            "<code>+</code>, <code>-</code>, <code>@</code>, a tab or a carriage return "
+            "(a Holder's name, say) is written with a leading single quote "
+            "(<code>'</code>), so that no spreadsheet runs it as a formula (OWASP, CSV "
+            "injection); the name itself is the one in <code>events.jsonl</code>. Numbers "
+            "are written as they are.</p>"]
 
 
 def _deal_name(records: Sequence[Mapping[str, Any]]) -> str:
