@@ -363,7 +363,12 @@ def verify_pack(path: str) -> PackVerdict:
 
 
 def _read(path: str, name: str) -> bytes:
+    import stat
+
     try:
+        if not stat.S_ISREG(os.stat(os.path.join(path, name)).st_mode):
+            # a FIFO would block the read for ever: a pack holds regular files only
+            raise _Bad(name, "is not a regular file")
         with open(os.path.join(path, name), "rb") as f:
             return f.read()
     except FileNotFoundError:

@@ -177,8 +177,8 @@ def timeline_svg(report: Mapping[str, Any], records: Sequence[Mapping[str, Any]]
                  info: Mapping[str, Any]) -> str:
     """An inline SVG: one lane per kind of fact, bars for periods, marks for days."""
     as_of = date.fromisoformat(info["as_of"])
-    opened = min((_d(r["date"]) for r in records if r["type"] == "DealOpened"),
-                 default=None) or min(_d(r["date"]) for r in records)
+    opened = max(((r["seq"], _d(r["date"])) for r in records if r["type"] == "DealOpened"),
+                 default=(0, None))[1] or min(_d(r["date"]) for r in records)
     if report["kind"] == "registration_rights":
         lanes = _registration_lanes(report, as_of)
     else:
@@ -443,7 +443,7 @@ def _verification(info: Mapping[str, Any], records: Sequence[Mapping[str, Any]])
 
 
 def _deal_name(records: Sequence[Mapping[str, Any]]) -> str:
-    for r in records:
+    for r in reversed(records):  # the latest DealOpened (see readmodels.deal_row)
         if r["type"] == "DealOpened":
             return str(r["data"].get("name", ""))
     return ""

@@ -221,6 +221,13 @@ def test_a_deal_opened_with_wrong_terms_is_retracted_and_opened_again(db, tmp_pa
     (first_opened_at, _again) = _recorded_at(db, "DealOpened")
     before = report(db, "fix", "--as-of", "2005-01-31", "--known-at", first_opened_at)
     assert before["registration"]["filing_deadline"] == "2004-07-30"
+    # explain cites the DealOpened in force as known then
+    old_id, new_id = [r["id"] for r in records(db) if r["type"] == "DealOpened"
+                      and r["deal"] == "fix"]
+    for extra, cited in (((), new_id), (("--known-at", first_opened_at), old_id)):
+        shown = json.loads(ok(run("explain", "fix", "additional_interest.day_count", "--json",
+                                  "--as-of", "2005-01-31", "--db", db, *extra)))
+        assert [e["id"] for e in shown["explanation"]["events"]] == [cited]
     # between the retraction and the new DealOpened, the deal had no terms
     assert "DealOpened is retracted" in refused(
         run("report", "fix", "--db", db, "--known-at", closed_at), 2)
@@ -563,3 +570,12 @@ def test_the_postgres_port_is_the_one_given_or_5432():
     assert env_for("postgresql://u@h/db", False)["POSTGRES_PORT"] == "5432"
     assert env_for("postgresql://u@h:5433/db", False)["POSTGRES_PORT"] == "5433"
     assert env_for("postgresql://u@h:1/db", False)["POSTGRES_PORT"] == "1"
+
+
+def test_a_fifo_in_a_pack_is_named_not_waited_on(db, tmp_path):
+    pack = tmp_path / "pack"
+    ok(run("export", RRA, "--out", str(pack), "--as-of", "2005-01-31", "--db", db))
+    (pack / "head.txt").unlink()
+    os.mkfifo(pack / "head.txt")
+    proc = _run_entry_point("verify", "--pack", str(pack))
+    assert proc.returncode == 1 and "head.txt: is not a regular file" in proc.stderr
