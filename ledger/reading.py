@@ -99,7 +99,34 @@ def deal_report(events: list[Event], *, as_of: date, known_at: datetime | None =
     from projections.report import report
 
     check_opened(events, known_at)
-    return report(events, as_of=as_of, known_at=known_at, interpretations=interpretations)
+    try:
+        return report(events, as_of=as_of, known_at=known_at, interpretations=interpretations)
+    except (ArithmeticError, ValueError, TypeError, KeyError):
+        check_terms(events, known_at)  # a deal opened before terms were bounded, say
+        raise
+
+
+def check_terms(events: list[Event], known_at: datetime | None) -> None:
+    """``RuleViolation`` naming the term, if the terms in force (of the latest
+    ``DealOpened`` known at ``known_at``) are outside what ``ledger.terms`` accepts now:
+    a ledger written before terms were bounded may hold a deadline of 10**12 days, which
+    no report can compute. The way out is the correction of any event: retract."""
+    from .errors import RuleViolation
+    from .terms import validate_terms
+
+    opened = [e for e in events if e.type == "DealOpened"
+              and (known_at is None or e.recorded_at <= known_at)]
+    if not opened:
+        return
+    latest = max(opened, key=lambda e: e.seq)
+    try:
+        validate_terms(latest.data["kind"], dict(latest.data["terms"]))
+    except ValueError as err:
+        raise RuleViolation(f"deal {latest.deal} was opened (event {latest.id}, seq "
+                            f"{latest.seq}) with terms no report can use: {err}; correct it "
+                            "by retracting the deal's other events, then its DealOpened, "
+                            "and opening it again", field="DealOpened",
+                            rule="ledger.terms bounds") from None
 
 
 def check_opened(events: list[Event], known_at: datetime | None) -> None:

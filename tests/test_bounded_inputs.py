@@ -235,6 +235,29 @@ def test_a_deal_opened_with_wrong_terms_is_retracted_and_opened_again(db, tmp_pa
     assert run("views", "--out", views_out, "--db", db, "--as-of", "2005-01-31").exit_code == 0
 
 
+def test_a_deal_stored_with_unbounded_terms_is_named_and_can_be_corrected(db):
+    """A ledger written before terms were bounded may hold a 10**12-day filing deadline
+    (stored here past the input check, as then): its report names the term in one line
+    instead of an internal error, and the deal is corrected by retracting its DealOpened
+    and opening it again (RRA §2(a)(i): 15 days after 2004-06-30 is 2004-07-15)."""
+    from datetime import date
+
+    from ledger.events import NewEvent
+
+    terms = {**TEMPLATES["infocrossing-rra-2004"]["terms"], "filing_deadline_days": 10**12}
+    with Ledger(db) as ledger:
+        ledger.append([NewEvent("DealOpened", "old", date(2004, 6, 30),
+                                {"kind": RRA_KIND, "name": "n", "terms": terms})], user="then")
+    message = refused_unchanged(db, 3, "report", "old", "--as-of", "2005-01-31", "--db", db)
+    assert "field 'DealOpened'" in message
+    assert "terms.filing_deadline_days: must be at most 3660 days" in message
+    opened_id = records(db)[-1]["id"]
+    ok(run("retract", opened_id, "--reason", "filing deadline is 15 days", "--db", db))
+    ok(run("init", "old", "--template", "infocrossing-rra-2004", "--db", db))
+    assert report(db, "old", "--as-of", "2005-01-31")["registration"]["filing_deadline"] == \
+        "2004-07-15"
+
+
 def test_a_deal_opened_twice_is_still_refused(db):
     message = refused_unchanged(db, 3, "init", RRA, "--template", "infocrossing-rra-2004",
                                 "--db", db)
