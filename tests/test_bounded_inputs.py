@@ -602,3 +602,37 @@ def test_a_fifo_in_a_pack_is_named_not_waited_on(db, tmp_path):
     os.mkfifo(pack / "head.txt")
     proc = _run_entry_point("verify", "--pack", str(pack))
     assert proc.returncode == 1 and "head.txt: is not a regular file" in proc.stderr
+
+
+def test_a_deal_reopened_replays_the_same_on_both_stores(store_url):
+    """The write side's state of a deal retracted and opened again is the same when a
+    new process rebuilds it from the store: closed after the retraction, open under the
+    new DealOpened after it (RRA §2(a)(i): 15 days after 2004-06-30 is 2004-07-15)."""
+    from ledger import reading
+    from ledger.errors import RuleViolation
+
+    def append(ledger, *objs):
+        return ledger.append([parse_event(o) for o in objs], user="t").records
+
+    with Ledger(store_url) as ledger:
+        (first, issued) = append(ledger, opened("fix", filing_deadline_days=30),
+                                 ev("NotesIssued", "2004-06-30", "fix", holder=LEHMAN,
+                                    principal="1000"))
+        append(ledger, ev("EventRetracted", "2004-06-30", "fix", event_id=issued["id"],
+                          reason="r"))
+        append(ledger, ev("EventRetracted", "2004-06-30", "fix", event_id=first["id"],
+                          reason="r"))
+    with Ledger(store_url) as ledger:  # a new process: the state comes from the store
+        with pytest.raises(RuleViolation, match="DealOpened was retracted"):
+            append(ledger, ev("TrusteeNotified", "2004-07-20", "fix"))
+        append(ledger, opened("fix"))
+    with Ledger(store_url) as ledger:
+        with pytest.raises(RuleViolation, match="'Lehman Brothers Inc.' holds and held no"):
+            append(ledger, ev("ConsentGiven", "2004-07-20", "fix", holder=LEHMAN, matter="m"))
+        append(ledger, ev("NotesIssued", "2004-06-30", "fix", holder=LEHMAN, principal="1000"),
+               ev("ConsentGiven", "2004-07-20", "fix", holder=LEHMAN, matter="m"))
+        from datetime import date
+
+        rep = reading.deal_report(ledger.deal_events("fix"), as_of=date(2005, 1, 31))
+    assert rep["registration"]["filing_deadline"] == "2004-07-15"
+    assert rep["majority"]["m"]["majority"] is True
