@@ -262,10 +262,7 @@ def whatif(deal: str, add: tuple[str, ...], drop: tuple[str, ...], replace: tupl
                          "--scenario")
     reading.interpretation_choices(f"{k}={v}" for k, v in changes.interpretations.items())
     events = _read(db, deal)
-    if moment is not None and not any(e.type == "DealOpened" and e.recorded_at <= moment
-                                      for e in events):
-        raise UsageError(f"the deal was not yet opened in the ledger at {moment.isoformat()}",
-                         field="--known-at")
+    reading.check_opened(events, moment)
     changes = resolve_changes(events, changes)
     result = run_whatif(events, changes, as_of=day, known_at=moment, bases=as_json)
     note = None

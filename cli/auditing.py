@@ -141,5 +141,13 @@ def views(out: str, rebuild: bool, as_of: str | None, as_json: bool, db: str) ->
         result = readmodels.views(ledger, out, as_of=day, rebuild=rebuild)
     if as_json:
         click.echo(json.dumps(dataclasses.asdict(result)))
-        return
-    click.echo(result.line())
+    else:
+        click.echo(result.line())
+    if result.errors:
+        # the tables are written (the deal's error is in deals.error), but not every
+        # figure could be made: a script must not take the views as complete
+        first = sorted(result.errors)[0]
+        click.echo(f"error: {len(result.errors)} deal(s) could not be computed "
+                   f"({', '.join(sorted(result.errors))}); {first}: "
+                   f"{result.errors[first]}", err=True)
+        raise SystemExit(1)

@@ -50,26 +50,41 @@ def env_for(url: str, create: bool) -> dict[str, str]:
     }
 
 
-def _postgres_env(url: str, create: bool) -> dict[str, str]:
-    shape = "postgresql://user[:password]@host[:port]/dbname"
+SHAPE = "postgresql://user[:password]@host[:port]/dbname"
+
+
+def postgres_parts(url: str) -> tuple[Any, int, str]:
+    """The parsed URL, its port and its database name; ``StoreError`` (exit 5, one line)
+    for a URL that cannot be a ledger's: an unreadable host or port, port 0, no database
+    name, options. Every use of a PostgreSQL ``--db`` goes through here first."""
     try:
         parts = urlparse(url)
         port = parts.port
-    except ValueError:
-        raise StoreError(f"not a PostgreSQL URL of the form {shape} (bad port)",
+        parts.hostname  # noqa: B018 - raises for a malformed [IPv6] host
+    except ValueError as err:
+        what = "bad port" if "port" in str(err).lower() else "its host cannot be read"
+        raise StoreError(f"not a PostgreSQL URL of the form {SHAPE} ({what})",
                          field="--db") from None
+    if port == 0:  # ``port or 5432`` once read 0 as "no port": connect where asked or not
+        raise StoreError(f"not a PostgreSQL URL of the form {SHAPE} (bad port: 0 is not "
+                         "a port a server listens on)", field="--db")
     dbname = unquote(parts.path.lstrip("/"))
     if not dbname or "/" in dbname:
-        raise StoreError(f"a PostgreSQL URL needs a database name: {shape}", field="--db")
+        raise StoreError(f"a PostgreSQL URL needs a database name: {SHAPE}", field="--db")
     if parts.query or parts.fragment or parts.params:
         # silently dropping ?sslmode=require would connect without what was asked for
         raise StoreError("URL options (?...) are not supported; set libpq's environment "
                          "variables instead (PGSSLMODE, PGPASSFILE, ...)", field="--db")
+    return parts, (5432 if port is None else port), dbname
+
+
+def _postgres_env(url: str, create: bool) -> dict[str, str]:
+    parts, port, dbname = postgres_parts(url)
     env = {
         "PERSISTENCE_MODULE": "eventsourcing.postgres",
         "POSTGRES_DBNAME": dbname,
         "POSTGRES_HOST": parts.hostname or "127.0.0.1",
-        "POSTGRES_PORT": str(port or 5432),
+        "POSTGRES_PORT": str(port),
         "POSTGRES_USER": unquote(parts.username or default_user()),
         "POSTGRES_CONNECT_TIMEOUT": "10",
         "POSTGRES_LOCK_TIMEOUT": "30",
@@ -161,9 +176,31 @@ def immutable_uri(path: str) -> str:
     return f"file:{quote(os.path.abspath(path))}?mode=ro&immutable=1"
 
 
+def check_regular_file(path: str) -> None:
+    """Refuse a ``--db`` that is not a regular file (a FIFO, a socket, a device) before
+    anything opens it: opening a FIFO for reading waits for a writer, forever. A
+    symbolic link is judged by what it points to."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return  # a new ledger: created as a regular file
+    except OSError as err:
+        raise StoreError(f"cannot read the ledger at {path}: {err.strerror}",
+                         field="--db") from None
+    if stat.S_ISREG(mode):
+        return
+    kind = ("a directory" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "a device" if stat.S_ISCHR(mode)
+            or stat.S_ISBLK(mode) else "not a regular file")
+    raise StoreError(f"{path} is {kind}, not a ledger file", field="--db")
+
+
 def check_sqlite_header(path: str) -> None:
     """Refuse a file that is not a ledger before the library trips on it (or, worse,
     adds a ledger's tables to another program's database)."""
+    check_regular_file(path)
     try:
         with open(path, "rb") as fh:
             head = fh.read(16)

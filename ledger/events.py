@@ -31,8 +31,9 @@ from .values import (
     MoneyOrZero,
     Price,
     Shares,
+    Name,
     Text,
-    _text,
+    _name,
     parse_day,
 )
 
@@ -44,7 +45,7 @@ ENVELOPE_FIELDS = ("type", "deal", "date", "data", "source", "key")
 REQUIRED_FIELDS = ("type", "deal", "date", "data")
 STORE_FIELDS = ("v", "id", "seq", "recorded_at", "recorded_by", "prev_hash", "deal_prev",
                 "hash")
-DEAL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
+DEAL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}", re.ASCII)  # with fullmatch: no "\n"
 
 
 class Data(BaseModel):
@@ -60,7 +61,7 @@ class DealOpened(Data):
     """Starts a deal; the event's ``date`` is the agreement date."""
 
     kind: Literal["registration_rights", "antidilution_deferral"]
-    name: Text
+    name: Name
     terms: dict[str, Any]
 
     @model_validator(mode="after")
@@ -104,31 +105,31 @@ class EventRetracted(Data):
 
 
 class NotesIssued(Data):
-    holder: Text
+    holder: Name
     principal: Money
 
 
 class NotesTransferred(Data):
-    from_holder: Text
-    to_holder: Text
+    from_holder: Name
+    to_holder: Name
     principal: Money
     under_shelf: Flag = False
 
 
 class NotesConverted(Data):
-    holder: Text
+    holder: Name
     principal: Money
     shares: Shares
 
 
 class NotesRetired(Data):
-    holder: Text
+    holder: Name
     principal: Money
     reason: Literal["redeemed", "repurchased", "cancelled", "matured"]
 
 
 class HolderAffiliation(Data):
-    holder: Text
+    holder: Name
     company_affiliate: Flag
 
 
@@ -148,7 +149,7 @@ def _holders(value: Any) -> str | list[str]:
     names = []
     for number, item in enumerate(value, start=1):
         try:
-            names.append(_text(item))
+            names.append(_name(item))
         except ValueError as err:
             raise ValueError(f"holder {number} {err}") from None
     return names
@@ -159,7 +160,7 @@ class QuestionnaireRequested(Data):
 
 
 class QuestionnaireDelivered(Data):
-    holder: Text
+    holder: Name
 
 
 class ShelfFiled(Data):
@@ -193,7 +194,7 @@ class SuspensionEnded(Data):
 
 class AmendmentFiled(Data):
     kind: Literal["pre_effective", "post_effective", "supplement"]
-    holders_added: list[Text]
+    holders_added: list[Name]
     principal_added: MoneyOrZero
 
 
@@ -207,21 +208,21 @@ class HoldersAdvised(Data):
 
 class AdditionalInterestPaid(Data):
     payment_date: Day
-    holder: Text
+    holder: Name
     amount: Money
 
 
 class ConsentGiven(Data):
-    holder: Text
-    matter: Text
+    holder: Name
+    matter: Name
 
 
 # ------------------------------------------------------------------- §3.3 letter events
 
 
 class InstrumentRegistered(Data):
-    instrument: Text
-    holder: Text
+    instrument: Name
+    holder: Name
     kind: Literal["warrant", "preferred"]
     shares: Shares | None = None
     exercise_price: Price | None = None
@@ -249,42 +250,42 @@ class CapitalizationRecorded(Data):
 
 
 class CamdenWarrantsIssued(Data):
-    holder: Text
+    holder: Name
     warrants: Shares
     exercise_price: Price
     consideration: MoneyOrZero = Decimal(0)
 
 
 class CamdenWarrantsVested(Data):
-    holder: Text
+    holder: Name
     warrants: Shares
 
 
 class CamdenWarrantsCancelled(Data):
-    holder: Text
+    holder: Name
     warrants: Shares
 
 
 class AdjustmentRecorded(Data):
-    instrument: Text  # an instrument id, or "all"
+    instrument: Name  # an instrument id, or "all"
     new_price: Price
     reason: Text
 
 
 class WarrantsExercised(Data):
-    instrument: Text
+    instrument: Name
     fraction: Fraction01
     shares_issued: Shares
 
 
 class PreferredConverted(Data):
-    instrument: Text
+    instrument: Name
     fraction: Fraction01
     shares_issued: Shares
 
 
 class TrueUpSharesIssued(Data):
-    instrument: Text
+    instrument: Name
     shares: Shares
 
 
@@ -507,7 +508,7 @@ def parse_event(obj: Any, *, line: int | None = None,
     if not isinstance(event_type, str) or event_type not in CATALOG:
         raise InvalidEvent(f"unknown event type {event_type!r}", line=line, field="type")
     deal = obj["deal"]
-    if not isinstance(deal, str) or not DEAL_NAME.match(deal):
+    if not isinstance(deal, str) or not DEAL_NAME.fullmatch(deal):
         raise InvalidEvent("must be a deal name of letters, digits, '.', '_' or '-'",
                            line=line, field="deal")
     try:

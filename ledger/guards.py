@@ -233,6 +233,10 @@ def check(state: dict[str, Any], record: dict[str, Any]) -> list[tuple[str, Entr
                                 rule="one DealOpened per deal")
     else:
         if state["kind"] is None:
+            if state["count"]:
+                raise RuleViolation(f"deal {deal}'s DealOpened was retracted; open it again "
+                                    "(a new DealOpened) first", field="deal",
+                                    rule="SPEC §3.1 EventRetracted")
             raise RuleViolation(f"deal {deal} was never opened (append its DealOpened first)",
                                 field="deal", rule="SPEC §3")
         kind = kind_of_type(t)
@@ -256,6 +260,8 @@ def check(state: dict[str, Any], record: dict[str, Any]) -> list[tuple[str, Entr
         if target[3] not in ("telex", "fax"):
             raise RuleViolation(f"a notice sent by {target[3]} is not acknowledged; only telex "
                                 "and fax notices are", field="data.notice", rule="RRA §10(E)")
+    for field in HOLDER_FIELDS.get(t, ()):
+        _check_known_holder(state, record, field)
     found = effects(state, record)
     timelines = state["timelines"]
     for name, e in found:
@@ -269,6 +275,67 @@ def check(state: dict[str, Any], record: dict[str, Any]) -> list[tuple[str, Entr
     return found
 
 
+# The events that only make sense for a Holder of Notes of the deal, and the field naming
+# it: a name no Notes were ever issued or transferred to is a typo or a look-alike
+# ("Lehman Brothers Inc" for "Lehman Brothers Inc."), refused rather than silently
+# becoming a Holder of nothing (and, for a questionnaire, leaving the real one unentitled).
+HOLDER_FIELDS: dict[str, tuple[str, ...]] = {
+    "QuestionnaireDelivered": ("holder",),
+    "ConsentGiven": ("holder",),
+    "AdditionalInterestPaid": ("holder",),
+    "HolderAffiliation": ("holder",),
+    "NotesTransferred": ("from_holder",),
+    "NotesConverted": ("holder",),
+    "NotesRetired": ("holder",),
+}
+CLAUSE_HOLDER = "RRA §1 Holder"
+
+
+def holds_or_held(state: dict[str, Any], holder: str) -> bool:
+    """True if Notes of the deal were ever issued or transferred to ``holder`` by an
+    event that is not retracted (on any date: whether it holds enough on the event's
+    date is the Transfer Restricted Securities rule's business)."""
+    timeline = state["timelines"].get(f"notes:{holder}")
+    if timeline is None:
+        return False
+    retracted = state["retracted"]
+    return any(e[3] == "+" and e[2] not in retracted for e in timeline["entries"])
+
+
+def known_holders(state: dict[str, Any]) -> list[str]:
+    return sorted(name[6:] for name in state["timelines"]
+                  if name.startswith("notes:") and holds_or_held(state, name[6:]))
+
+
+def closest_names(name: str, known: list[str], n: int = 3) -> list[str]:
+    """The known names most like ``name`` (case and surrounding spaces ignored)."""
+    import difflib
+
+    folded: dict[str, str] = {}
+    for k in known:
+        folded.setdefault(" ".join(k.casefold().split()), k)
+    hits = difflib.get_close_matches(" ".join(name.casefold().split()), list(folded), n=n,
+                                     cutoff=0.6)
+    return [folded[h] for h in hits]
+
+
+def _check_known_holder(state: dict[str, Any], record: dict[str, Any], field: str) -> None:
+    holder = record["data"][field]
+    if holds_or_held(state, holder):
+        return
+    known = known_holders(state)
+    close = closest_names(holder, known)
+    if close:
+        hint = "did you mean " + " or ".join(repr(c) for c in close) + "?"
+    elif known:
+        shown = ", ".join(repr(k) for k in known[:5])
+        hint = f"its Holders: {shown}{' ...' if len(known) > 5 else ''}"
+    else:
+        hint = "no Notes of the deal were issued yet"
+    raise RuleViolation(f"{holder!r} holds and held no Notes of deal {record['deal']}; {hint}",
+                        field=f"data.{field}", rule=CLAUSE_HOLDER)
+
+
 def _check_retraction(state: dict[str, Any], record: dict[str, Any]) -> None:
     target_id = record["data"]["event_id"]
     target = state["ids"].get(target_id)
@@ -279,9 +346,12 @@ def _check_retraction(state: dict[str, Any], record: dict[str, Any]) -> None:
         raise RuleViolation(f"event {target_id} was already retracted by "
                             f"{state['retracted'][target_id]}", field="data.event_id",
                             rule="SPEC §3.1 EventRetracted")
-    if target[0] in ("DealOpened", "EventRetracted"):
+    if target[0] == "EventRetracted":
         raise RuleViolation(f"a {target[0]} cannot be retracted", field="data.event_id",
                             rule="SPEC §3.1 EventRetracted")
+    if target[0] == "DealOpened":
+        _check_deal_opened_retraction(state, record, target_id)
+        return
     retracted = {**state["retracted"], target_id: record["id"]}
     trial = {**state, "retracted": retracted}
     for name in target[2]:
@@ -292,6 +362,21 @@ def _check_retraction(state: dict[str, Any], record: dict[str, Any]) -> None:
             raise RuleViolation(f"retracting {target_id} would leave the deal breaking a "
                                 f"rule: {err.message}; retract the dependent event first",
                                 field="data.event_id", rule=err.rule) from None
+
+
+def _check_deal_opened_retraction(state: dict[str, Any], record: dict[str, Any],
+                                  target_id: str) -> None:
+    """A deal opened with wrong terms is corrected as any event is (SPEC §3.1: retract it
+    and append the right one), but only once nothing else of the deal counts: every other
+    event retracted first. Then no event is ever read under terms other than those it was
+    recorded under, and the deal's name is free for a new ``DealOpened``."""
+    retracted = state["retracted"]
+    live = [eid for eid, (t, *_rest) in state["ids"].items()
+            if t not in ("DealOpened", "EventRetracted") and eid not in retracted]
+    if live:
+        raise RuleViolation(f"a DealOpened can only be retracted when every other event of "
+                            f"the deal is retracted; {len(live)} are not (first: {live[0]})",
+                            field="data.event_id", rule="SPEC §3.1 EventRetracted")
 
 
 # -------------------------------------------------------------------------- fold
@@ -328,6 +413,8 @@ def fold(state: dict[str, Any], record: dict[str, Any],
     if t == "EventRetracted":
         target_id = data["event_id"]
         state["retracted"][target_id] = record["id"]
+        if state["ids"][target_id][0] == "DealOpened":  # the deal is closed until reopened
+            state["kind"], state["opened"], state["terms"] = None, None, {}
         for name in state["ids"][target_id][2]:
             timeline = state["timelines"][name]
             live = _live(state, timeline["entries"])

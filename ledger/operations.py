@@ -9,7 +9,7 @@ from .errors import InvalidEvent, UsageError
 from .events import CATALOG, NewEvent, parse_event
 from .jsonl import loads
 from .terms import template as get_template
-from .values import _text
+from .values import _name, _text
 
 
 def opening_event(deal: str, *, template: str | None = None, terms_file: str | None = None,
@@ -55,7 +55,7 @@ def _is_text_field(event_type: str, name: str) -> bool:
     info = CATALOG[event_type].model_fields.get(name)
     if info is None:
         return False
-    return any(getattr(m, "func", None) is _text for m in info.metadata)
+    return any(getattr(m, "func", None) in (_text, _name) for m in info.metadata)
 
 
 def event_from_fields(event_type: str, deal: str, day: str, fields: Iterable[str], *,

@@ -87,6 +87,21 @@ def _json(obj: Any) -> bytes:
     return (json.dumps(obj, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
+# A text cell a spreadsheet would run as a formula (OWASP, "CSV Injection"): a Holder
+# named "=HYPERLINK(...)". Such a cell is written with a leading single quote, which
+# spreadsheets show as text. Numbers are never changed: a cell that is wholly a decimal
+# number ("-5.00", 12) is a value, not a formula, and an amount must stay exact.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"-?\d+(\.\d+)?", re.ASCII)
+
+
+def csv_safe(text: str) -> str:
+    """``text`` as a CSV cell that no spreadsheet evaluates (see ``FORMULA_STARTS``)."""
+    if text.startswith(FORMULA_STARTS) and not _NUMBER.fullmatch(text):
+        return "'" + text
+    return text
+
+
 def _csv(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> bytes:
     def cell(value: Any) -> Any:
         if value is None:
@@ -94,7 +109,9 @@ def _csv(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> bytes:
         if isinstance(value, bool):
             return "true" if value else "false"
         if isinstance(value, (list, tuple)):
-            return " ".join(str(v) for v in value)
+            return csv_safe(" ".join(str(v) for v in value))
+        if isinstance(value, str):
+            return csv_safe(value)
         return value
 
     buf = io.StringIO()
@@ -242,8 +259,9 @@ def export(ledger: Any, deal: str, out: str, *, as_of: date,
     files = build_pack(records, {"seq": head.seq, "hash": head.hash,
                                  "recorded_at": head.recorded_at},
                        as_of=as_of, known_at=known_at, interpretations=interpretations)
+    remove_stale_temporaries(parent)
     try:
-        tmp = tempfile.mkdtemp(prefix=".pack-", dir=parent)
+        tmp = tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", dir=parent)
     except OSError as err:
         raise UsageError(f"cannot write in {parent}: {err.strerror}", field="--out") from None
     try:
@@ -260,6 +278,9 @@ def export(ledger: Any, deal: str, out: str, *, as_of: date,
         shutil.rmtree(tmp, ignore_errors=True)
         raise UsageError(f"cannot write the pack to {out}: {err.strerror}",
                          field="--out") from None
+    except BaseException:  # Ctrl-C: nothing half-written stays (a SIGKILL: see above)
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     manifest = json.loads(files[MANIFEST])
     return Exported(out, tuple(files), len(records), head.seq, head.hash, manifest[_SELF])
 
@@ -282,6 +303,58 @@ def _verified_head(ledger: Any) -> Any:
             return head
     raise LedgerBusy("the ledger kept changing while its chain was verified for the pack; "
                      "nothing was written; try again")
+
+
+TEMP_PREFIX = ".pack-"
+_TEMP = re.compile(r"\.pack-(\d+)-[A-Za-z0-9_]+")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive
+        return True
+    except OSError:
+        return False
+    return True
+
+
+STALE_SECONDS = 60
+
+
+def remove_stale_temporaries(parent: str, now: float | None = None) -> list[str]:
+    """Remove the half-written packs that an ``export`` killed before its rename (by
+    SIGKILL or SIGTERM, which no cleanup code sees) left in ``parent``: hidden
+    ``.pack-PID-XXXX`` directories whose process is gone and that nothing has written to
+    for ``STALE_SECONDS`` (a directory shared with another machine or container may hold
+    one whose pid means nothing here). A live pid's directory is another export still
+    writing, and anything not named so is not ours: both are left alone. Returns the
+    names removed."""
+    import time
+
+    now = time.time() if now is None else now
+    removed = []
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return removed
+    for name in names:
+        found = _TEMP.fullmatch(name)
+        if found is None or int(found.group(1)) == os.getpid() or _alive(int(found.group(1))):
+            continue
+        path = os.path.join(parent, name)
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        import stat
+
+        if stat.S_ISDIR(info.st_mode) and now - info.st_mtime >= STALE_SECONDS:
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(name)
+    return removed
 
 
 # -------------------------------------------------------------------------- verifying
@@ -322,7 +395,12 @@ def verify_pack(path: str) -> PackVerdict:
 
 
 def _read(path: str, name: str) -> bytes:
+    import stat
+
     try:
+        if not stat.S_ISREG(os.stat(os.path.join(path, name)).st_mode):
+            # a FIFO would block the read for ever: a pack holds regular files only
+            raise _Bad(name, "is not a regular file")
         with open(os.path.join(path, name), "rb") as f:
             return f.read()
     except FileNotFoundError:

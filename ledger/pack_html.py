@@ -177,8 +177,8 @@ def timeline_svg(report: Mapping[str, Any], records: Sequence[Mapping[str, Any]]
                  info: Mapping[str, Any]) -> str:
     """An inline SVG: one lane per kind of fact, bars for periods, marks for days."""
     as_of = date.fromisoformat(info["as_of"])
-    opened = min((_d(r["date"]) for r in records if r["type"] == "DealOpened"),
-                 default=None) or min(_d(r["date"]) for r in records)
+    opened = max(((r["seq"], _d(r["date"])) for r in records if r["type"] == "DealOpened"),
+                 default=(0, None))[1] or min(_d(r["date"]) for r in records)
     if report["kind"] == "registration_rights":
         lanes = _registration_lanes(report, as_of)
     else:
@@ -433,11 +433,17 @@ def _verification(info: Mapping[str, Any], records: Sequence[Mapping[str, Any]])
             "deal's adjacent events, the head, and recomputes the report. Against the "
             "ledger: <code>deal-ledger verify --expect HEAD</code> with the hash in "
             "<code>head.txt</code>.</p>",
-            f"<p>Files: {files}, <code>index.html</code>, <code>manifest.json</code>.</p>"]
+            f"<p>Files: {files}, <code>index.html</code>, <code>manifest.json</code>.</p>",
+            "<p>In the CSV files, a text cell that begins with <code>=</code>, "
+            "<code>+</code>, <code>-</code>, <code>@</code>, a tab or a carriage return "
+            "(a Holder's name, say) is written with a leading single quote "
+            "(<code>'</code>), so that no spreadsheet runs it as a formula (OWASP, CSV "
+            "injection); the name itself is the one in <code>events.jsonl</code>. Numbers "
+            "are written as they are.</p>"]
 
 
 def _deal_name(records: Sequence[Mapping[str, Any]]) -> str:
-    for r in records:
+    for r in reversed(records):  # the latest DealOpened (see readmodels.deal_row)
         if r["type"] == "DealOpened":
             return str(r["data"].get("name", ""))
     return ""

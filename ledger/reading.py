@@ -16,29 +16,50 @@ from .events import Event, parse_timestamp
 from .values import parse_day
 
 
+# The days a computation may be asked about: every date of a deal's terms (1990-2100,
+# ``ledger.terms``) with room on both sides, and far from the ends of the calendar
+# (0001-01-01, 9999-12-31), where the day after, a year later or a time zone shift does
+# not exist. Outside it, ``--as-of`` and ``--known-at`` are refused (exit 2).
+FIRST_YEAR, LAST_YEAR = 1900, 2200
+RANGE = f"the years {FIRST_YEAR} to {LAST_YEAR}"
+
+
 def as_of_date(text: str | None, today: date) -> date:
-    """``--as-of``: an ISO date; ``today`` when not given (the caller reads the clock)."""
+    """``--as-of``: an ISO date in ``RANGE``; ``today`` when not given (the caller reads
+    the clock)."""
     if text is None:
         return today
     try:
-        return parse_day(text)
+        day = parse_day(text)
     except ValueError as err:
         raise UsageError(str(err), field="--as-of") from None
+    if not FIRST_YEAR <= day.year <= LAST_YEAR:
+        raise UsageError(f"{day} is outside {RANGE}, the days a report can be asked for",
+                         field="--as-of")
+    return day
 
 
 def known_at_time(text: str | None) -> datetime | None:
     """``--known-at``: an ISO 8601 timestamp (``Z``, an offset, or naive UTC) or a date
-    (the end of that day, UTC); ``None`` means everything recorded so far."""
+    (the end of that day, UTC), in ``RANGE`` (UTC); ``None`` means everything recorded
+    so far."""
     if text is None:
         return None
     value = text.strip()
     try:
         if len(value) == 10:
-            return parse_timestamp(parse_day(value).isoformat() + "T23:59:59.999999Z")
-        return parse_timestamp(value)
+            moment = parse_timestamp(parse_day(value).isoformat() + "T23:59:59.999999Z")
+        else:
+            moment = parse_timestamp(value)
+    except OverflowError:  # 0001-01-01T00:00:00+14:00 is before the first UTC instant
+        moment = None
     except ValueError:
         raise UsageError(f"not a timestamp like 2026-01-31T12:00:00Z or a date: {text!r}",
                          field="--known-at") from None
+    if moment is None or not FIRST_YEAR <= moment.year <= LAST_YEAR:
+        raise UsageError(f"{value} is outside {RANGE} (UTC), the times a report can be "
+                         "asked for", field="--known-at")
+    return moment
 
 
 def interpretation_choices(pairs: Iterable[str]) -> dict[str, str]:
@@ -77,8 +98,51 @@ def deal_report(events: list[Event], *, as_of: date, known_at: datetime | None =
     recorded by ``known_at``."""
     from projections.report import report
 
-    if known_at is not None and not any(e.type == "DealOpened" and e.recorded_at <= known_at
-                                        for e in events):
-        raise UsageError(f"the deal was not yet opened in the ledger at {known_at.isoformat()}",
+    check_opened(events, known_at)
+    try:
+        return report(events, as_of=as_of, known_at=known_at, interpretations=interpretations)
+    except (ArithmeticError, ValueError, TypeError, KeyError):
+        check_terms(events, known_at)  # a deal opened before terms were bounded, say
+        raise
+
+
+def check_terms(events: list[Event], known_at: datetime | None) -> None:
+    """``RuleViolation`` naming the term, if the terms in force (of the latest
+    ``DealOpened`` known at ``known_at``) are outside what ``ledger.terms`` accepts now:
+    a ledger written before terms were bounded may hold a deadline of 10**12 days, which
+    no report can compute. The way out is the correction of any event: retract."""
+    from .errors import RuleViolation
+    from .terms import validate_terms
+
+    opened = [e for e in events if e.type == "DealOpened"
+              and (known_at is None or e.recorded_at <= known_at)]
+    if not opened:
+        return
+    latest = max(opened, key=lambda e: e.seq)
+    try:
+        validate_terms(latest.data["kind"], dict(latest.data["terms"]))
+    except ValueError as err:
+        raise RuleViolation(f"deal {latest.deal} was opened (event {latest.id}, seq "
+                            f"{latest.seq}) with terms no report can use: {err}; correct it "
+                            "by retracting the deal's other events, then its DealOpened, "
+                            "and opening it again", field="DealOpened",
+                            rule="ledger.terms bounds") from None
+
+
+def check_opened(events: list[Event], known_at: datetime | None) -> None:
+    """``UsageError`` unless the deal has a ``DealOpened`` that counts as known at
+    ``known_at``: recorded by then, and not retracted by then (a deal opened with wrong
+    terms is corrected by retracting its ``DealOpened`` and opening it again)."""
+    from projections.timeline import retracted_ids
+
+    known = events if known_at is None else [e for e in events if e.recorded_at <= known_at]
+    when = "now" if known_at is None else f"at {known_at.isoformat()}"
+    if not any(e.type == "DealOpened" for e in known):
+        raise UsageError(f"the deal was not yet opened in the ledger {when}",
                          field="--known-at")
-    return report(events, as_of=as_of, known_at=known_at, interpretations=interpretations)
+    retracted = retracted_ids(known)
+    if all(e.id in retracted for e in known if e.type == "DealOpened"):
+        deal = known[0].deal
+        raise UsageError(f"deal {deal}'s DealOpened is retracted and the deal was not opened "
+                         f"again {when}; it has no terms to compute with",
+                         field="--known-at" if known_at is not None else "DEAL")

@@ -138,7 +138,9 @@ def schedule_rows(report: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
 def deal_row(report: Mapping[str, Any] | None, records: Sequence[Mapping[str, Any]],
              retracted: int, as_of: date, error: str | None = None) -> dict[str, Any]:
     """One ``deals`` row: who the deal is, how many events, and the report's headline."""
-    opened = next((r for r in records if r["type"] == "DealOpened"), None)
+    # the latest DealOpened: the one in force if the first was retracted and the deal
+    # opened again (a new one is only accepted once the previous one is retracted)
+    opened = next((r for r in reversed(records) if r["type"] == "DealOpened"), None)
     row = {name: None for name, _ in DEAL_COLUMNS}
     row.update(deal=records[0]["deal"], events=len(records), retracted=retracted,
                last_seq=records[-1]["seq"], as_of=as_of.isoformat(), error=error)

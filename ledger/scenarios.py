@@ -22,7 +22,6 @@ import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Mapping
-from urllib.parse import unquote, urlparse
 
 from .errors import LedgerError, UsageError
 from .events import NewEvent, format_timestamp, parse_event
@@ -35,7 +34,9 @@ NAME_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"
 def scenarios_path(db: str) -> Path:
     """Where the scenarios of the ledger ``db`` are kept (module doc)."""
     if db.startswith(("postgresql://", "postgres://")):
-        name = unquote(urlparse(db).path.lstrip("/")) or "ledger"
+        from .connection import postgres_parts
+
+        _parts, _port, name = postgres_parts(db)  # a malformed URL: StoreError, exit 5
         return Path.cwd() / f"{name}.scenarios.json"
     return Path(db + ".scenarios.json")
 

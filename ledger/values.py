@@ -174,6 +174,34 @@ def _text(value: Any) -> str:
     return value
 
 
+def _control_characters(text: str) -> str | None:
+    """The first control or invisible formatting character of ``text`` (a newline, a tab,
+    a zero-width space, a right-to-left override...), shown as ``U+XXXX``; ``None`` if
+    there is none. Such characters make two names that print alike compare unequal."""
+    import unicodedata
+
+    for char in text:
+        if unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp"):
+            return f"U+{ord(char):04X}"
+    return None
+
+
+def _name(value: Any) -> str:
+    """A name that identifies something across events (a Holder, an instrument, a
+    consent's matter): normalised on input to Unicode NFC with the surrounding
+    whitespace removed, so that "Benaké L.P." typed in NFD or with a trailing space is
+    the same Holder as the one already in the ledger; a control character is refused.
+    Only new input is normalised: stored records are read, and hashed, as stored."""
+    import unicodedata
+
+    text = _text(value)
+    found = _control_characters(text)
+    if found is not None:
+        raise ValueError(f"holds the control character {found}; a name is one line of "
+                         "visible text")
+    return unicodedata.normalize("NFC", text).strip()
+
+
 def _flag(value: Any) -> bool:
     if not isinstance(value, bool):
         raise ValueError("must be true or false")
@@ -192,4 +220,5 @@ Fraction01 = Annotated[Decimal, PlainValidator(_fraction), _as_str, DECIMAL]
 Shares = Annotated[int, PlainValidator(_shares(1))]
 SharesOrZero = Annotated[int, PlainValidator(_shares(0))]
 Text = Annotated[str, PlainValidator(_text)]
+Name = Annotated[str, PlainValidator(_name)]
 Flag = Annotated[bool, PlainValidator(_flag)]

@@ -1140,10 +1140,21 @@ def _rate_segment(c: _Ctx) -> dict:
                         topic="rate", parts=_defaults_of(c, s["defaults"]))
 
 
+def _deal_opened(c: _Ctx) -> list[str]:
+    """The id of the ``DealOpened`` whose terms the report used: the latest one recorded
+    by the report's known_at (a deal opened again after its first ``DealOpened`` was
+    retracted has a later one, and only ever one in force)."""
+    from ledger.events import format_timestamp
+
+    known_at = c.report.get("known_at")
+    opened = [e for e in c.events.values() if e.type == "DealOpened"
+              and (known_at is None or format_timestamp(e.recorded_at) <= known_at)]
+    return [max(opened, key=lambda e: e.seq).id] if opened else []
+
+
 def _day_count(c: _Ctx) -> dict:
-    opened = [e.id for e in c.events.values() if e.type == "DealOpened"]
     return c.node(f"day count {c.loc.value}", rule="the deal's day_count term (SPEC §2): "
-                  "30/360 US unless the terms say otherwise", events=opened[:1])
+                  "30/360 US unless the terms say otherwise", events=_deal_opened(c))
 
 
 def _accrued_through(c: _Ctx) -> dict:
@@ -1453,10 +1464,9 @@ def _capitalization(c: _Ctx) -> dict:
 
 
 def _deal_term(c: _Ctx) -> dict:
-    opened = [e.id for e in c.events.values() if e.type == "DealOpened"]
     key = c.loc.trail[-1][1]
     clause = "Letter ¶3" if key == "true_up_cutoff" else None
-    return c.node(f"{key}: {c.loc.value}", clause=clause, events=opened[:1],
+    return c.node(f"{key}: {c.loc.value}", clause=clause, events=_deal_opened(c),
                   rule="a term of the deal, from its DealOpened event")
 
 

@@ -74,7 +74,7 @@ def history(events: Sequence[Event], figure: str, *, as_of: date,
         if reads is not None and now == reads:
             continue
         reads = now
-        if not any(e.type == "DealOpened" for e in known):
+        if not _opened(known):
             continue
         last_report = report(known, as_of=as_of, known_at=moment, interpretations=in_force)
         computed += 1
@@ -96,3 +96,10 @@ def history(events: Sequence[Event], figure: str, *, as_of: date,
             "interpretations": in_force, "moments": len(steps), "computed": computed,
             "present": value is not ABSENT, "value": None if value is ABSENT else value,
             "changes": changes}
+
+
+def _opened(known: list[Event]) -> bool:
+    """A ``DealOpened`` counts among ``known``: recorded and not retracted (a deal opened
+    with wrong terms, retracted and not yet opened again, has no report)."""
+    retracted = retracted_ids(known)
+    return any(e.type == "DealOpened" and e.id not in retracted for e in known)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from click.testing import CliRunner
 
 from cli.main import cli
@@ -25,3 +27,24 @@ def refused(result, code: int) -> str:
     assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
     assert "Traceback" not in result.output
     return result.stderr
+
+
+def store_bytes(path: str) -> dict[str, bytes]:
+    """A SQLite ledger's files, byte for byte: the database and any write-ahead log or
+    rollback journal (the shared-memory index ``-shm`` is a reader's cache, not data)."""
+    out = {}
+    for suffix in ("", "-wal", "-journal"):
+        if os.path.exists(path + suffix):
+            with open(path + suffix, "rb") as fh:
+                out[suffix or "db"] = fh.read()
+    return out
+
+
+def refused_unchanged(path: str, code: int, *args: str, input: str | bytes | None = None) -> str:
+    """Run a command that must be refused: exit ``code``, one line on stderr (see
+    ``refused``), and the SQLite ledger at ``path`` byte for byte as it was."""
+    before = store_bytes(path)
+    result = run(*args, input=input)
+    message = refused(result, code)
+    assert store_bytes(path) == before, "the refused command changed the ledger's bytes"
+    return message

@@ -84,7 +84,7 @@ def test_duplicate_key_refused_within_and_across_batches(store_url):
     ([ev("NotesTransferred", "2004-07-01", from_holder=LEHMAN, to_holder="B",
          principal="60000000.01")], "data.principal", "cannot dispose"),
     ([ev("NotesRetired", "2004-07-01", holder="Nobody", principal="1", reason="redeemed")],
-     "data.principal", "cannot dispose"),
+     "data.holder", "holds and held no Notes"),
     ([ev("SuspensionEnded", "2005-01-03")], "type", "no Suspension Period is open"),
     ([ev("SuspensionStarted", "2005-01-03", material_transaction=False)], "type",
      "Effectiveness Period"),
