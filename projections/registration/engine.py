@@ -88,7 +88,7 @@ def compute(timeline: Timeline, interpretations: Mapping[str, str]) -> Registrat
     suspensions, s_problems = read_suspensions(of(*SUSPENSION_EVENTS), terms.suspension_limits)
     found = breaches(suspensions, terms.suspension_limits, as_of)
     defaults, d_problems = registration_defaults(shelf, found, terms, cal, timeline.opened.id,
-                                                 as_of, readings)
+                                                 as_of, readings, suspensions)
     segments = rate_segments(defaults, cutoff, terms, readings)
     accrual = Accrual(rate_runs(segments), terms.day_count)
     pays, p_problems = payments(periods, of(*PAYMENT_EVENTS), accrual, holdings, quest,

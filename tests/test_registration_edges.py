@@ -1,0 +1,107 @@
+"""Issue 12, the engine half: each defect's exact scenario, with the contract's value worked
+by hand (RRA §3(a), §4(b)(i); SPEC §2, §4.3, §4.4)."""
+
+from decimal import Decimal
+
+from tests.support import ev
+from tests.test_registration_support import EFFECTIVE, LEHMAN, money, payment, report, rra
+
+P = Decimal(60_000_000)
+YEARLY = P * Decimal("0.0025")          # 150,000 a year at 0.25%
+
+# Defect 1: two Suspension Periods (effective 2004-10-01), 40 days then 61 days
+TWO_SUSPENSIONS = rra(*EFFECTIVE,
+                      ev("SuspensionStarted", "2005-03-01", material_transaction=False),
+                      ev("SuspensionEnded", "2005-04-10"),       # 03-01..04-09: 40 days
+                      ev("SuspensionStarted", "2005-05-01", material_transaction=False),
+                      ev("SuspensionEnded", "2005-07-01"))       # 05-01..06-30: 61 days
+
+
+def test_first_breach_day_leaves_no_day_between_the_window_default_and_iv_a():
+    rep = report(TWO_SUSPENSIONS, "2005-08-01", default_date="first_breach_day")
+    # window: 40 days of the first period are in the 90 days ending 05-06, + 6 = 46 > 45;
+    # 5 Business Days after Fri 05-06: 05-09, 10, 11, 12, 13; first_breach_day: the
+    # default is on 05-14, accrual from 05-15. Its 46th day 05-01 + 45 = 06-15 is (iv)(A)'s
+    # first breach day: default 06-15, accrual from 06-16; (iii) hands over on 06-16.
+    # Continuous 05-15 to 07-01 (exclusive): 30/360 days 30*2 + (1 - 15) = 46
+    # 150,000 x 46/360 = 19,166.67
+    assert payment(rep, "2005-07-15")["amounts"] == {LEHMAN: money(YEARLY * 46 / 360)}
+    assert payment(rep, "2005-07-15")["amounts"] == {LEHMAN: "19166.67"}
+    assert len(rep["additional_interest"]["episodes"]) == 1
+    by_kind = {d["kind"]: d for d in rep["registration"]["defaults"]}
+    assert (by_kind["(iii)"]["accrual_from"], by_kind["(iii)"]["accrual_until"]) == (
+        "2005-05-15", "2005-06-16")
+    assert by_kind["(iv)(A)"]["accrual_from"] == "2005-06-16"
+
+
+def test_last_compliant_day_hands_over_on_the_46th_day_as_before():
+    rep = report(TWO_SUSPENSIONS, "2005-08-01")
+    # accrual 05-14 to 07-01: 30/360 30*2 + (1 - 14) = 47; 150,000 x 47/360 = 19,583.33
+    assert payment(rep, "2005-07-15")["amounts"] == {LEHMAN: money(YEARLY * 47 / 360)}
+    assert payment(rep, "2005-07-15")["amounts"] == {LEHMAN: "19583.33"}
+
+
+# Defect 2: RRA §3(a)(iii) "except as provided in Section 4(b)(i)"
+PERMITTED = [*EFFECTIVE, ev("SuspensionStarted", "2005-03-01", material_transaction=False),
+             ev("ShelfUnusable", "2005-03-02", reason="material_misstatement"),
+             ev("ShelfUsable", "2005-03-30", cure="prospectus_supplement"),
+             ev("SuspensionEnded", "2005-03-30")]        # 29 days, within every limit
+
+
+def test_unusable_inside_a_permitted_suspension_is_no_default():
+    rep = report(rra(*PERMITTED), "2005-08-01")
+    # every unusable day 03-02..03-29 is inside the permitted Suspension Period: 0
+    assert rep["registration"]["defaults"] == []
+    assert rep["additional_interest"]["accrued_to_as_of"] == "0.00"
+
+
+def test_grace_counts_from_the_first_unusable_day_not_covered():
+    objs = rra(*EFFECTIVE, ev("SuspensionStarted", "2005-03-01", material_transaction=False),
+               ev("ShelfUnusable", "2005-03-02", reason="material_misstatement"),
+               ev("SuspensionEnded", "2005-03-30"),
+               ev("ShelfUsable", "2005-04-15", cure="prospectus_supplement"))
+    rep = report(objs, "2005-08-01")
+    # first day not covered: Wed 03-30; 5 Business Days after: 03-31, 04-01, 04-04, 04-05,
+    # 04-06; accrual 04-07 to 04-15: 30/360 8 days; 150,000 x 8/360 = 3,333.33
+    [d] = rep["registration"]["defaults"]
+    assert (d["kind"], d["default_date"], d["accrual_from"]) == ("(iii)", "2005-04-06",
+                                                                "2005-04-07")
+    assert payment(rep, "2005-07-15")["amounts"] == {LEHMAN: money(YEARLY * 8 / 360)}
+    assert payment(rep, "2005-07-15")["amounts"] == {LEHMAN: "3333.33"}
+
+
+def test_a_suspension_inside_an_unusable_span_pauses_its_accrual():
+    objs = rra(*EFFECTIVE, ev("ShelfUnusable", "2005-03-01", reason="other"),
+               ev("SuspensionStarted", "2005-03-15", material_transaction=False),
+               ev("SuspensionEnded", "2005-03-25"),
+               ev("ShelfUsable", "2005-04-01", cure="exchange_act_report"))
+    rep = report(objs, "2005-08-01")
+    # 5 Business Days after Tue 03-01: 03-02, 03, 04, 07, 08; accrual from 03-09, paused
+    # for the permitted days 03-15..03-24, then 03-25 to 04-01:
+    # 30/360 [03-09, 03-15) = 6 and [03-25, 04-01) = 30 + 1 - 25 = 6: 12 days
+    # 150,000 x 12/360 = 5,000.00
+    assert [(d["accrual_from"], d["accrual_until"])
+            for d in rep["registration"]["defaults"]] == [("2005-03-09", "2005-03-15"),
+                                                          ("2005-03-25", "2005-04-01")]
+    assert payment(rep, "2005-07-15")["amounts"] == {LEHMAN: money(YEARLY * 12 / 360)}
+    assert payment(rep, "2005-07-15")["amounts"] == {LEHMAN: "5000.00"}
+
+
+# Defect 3: calendar overrides count as known, whatever their date (SPEC §2)
+CLOSED = rra(*EFFECTIVE, ev("ShelfUnusable", "2005-03-07", reason="stop_order"),
+             ev("ShelfUsable", "2005-03-17", cure="order_lifted"),
+             {**ev("CalendarDayDeclared", "2005-03-20", business_day=False,
+                   reason="emergency closure"),
+              "data": {"day": "2005-03-10", "business_day": False,
+                       "reason": "emergency closure"}})
+
+
+def test_a_later_dated_closure_moves_the_deadline_as_of_any_date():
+    # 5 Business Days after Mon 03-07 with Thu 03-10 closed: 03-08, 09, 11, 14, 15;
+    # default date 03-15, accrual [03-16, 03-17): 1 day; 150,000 x 1/360 = 416.67
+    for as_of in ("2005-03-16", "2005-03-17", "2005-03-25", "2005-08-01"):
+        rep = report(CLOSED, as_of)
+        [d] = rep["registration"]["defaults"]
+        assert (d["default_date"], d["accrual_from"]) == ("2005-03-15", "2005-03-16"), as_of
+        assert rep["additional_interest"]["accrued_to_as_of"] == money(YEARLY / 360)
+        assert rep["additional_interest"]["accrued_to_as_of"] == "416.67"
