@@ -104,7 +104,9 @@ def letter(tmp_path):
 SPEC_6 = {"default_date": "last_compliant_day", "rate_after_second_anniversary": "calendar",
           "overlapping_defaults": "episode", "conversion_forfeits": "unpaid",
           "no_questionnaire_request": "entitled", "questionnaire_deadline": "questionnaire_form",
-          "window_breach": "usability_default",
+          "window_breach": "usability_default", "window_material_allowance": "period",
+          "rate_clock": "per_episode", "questionnaire_entitlement_judged_on": "payment_date",
+          "registered_securities": "all_notes",
           "default_after_effectiveness_period": "ends", "trueup_dividends": "frozen"}
 
 
@@ -112,7 +114,8 @@ def test_interpretations_json_lists_spec_6_with_defaults():
     listed = json.loads(ok(run("interpretations", "--json")))
     assert {n: i["default"] for n, i in listed.items()} == SPEC_6
     assert listed["default_date"]["alternatives"] == ["first_breach_day"]
-    assert listed["conversion_forfeits"]["alternatives"] == ["future_only"]
+    assert listed["conversion_forfeits"]["alternatives"] == ["all_unpaid", "future_only"]
+    assert listed["window_breach"]["alternatives"] == ["report_only", "suspension_default"]
     assert listed["overlapping_defaults"]["clause"] == "RRA §3(a)"
 
 

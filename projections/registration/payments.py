@@ -12,13 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
+from fractions import Fraction
 from typing import Mapping, Sequence
 
 from ledger.events import Event
 
 from .clock import ONE_DAY
 from .holdings import Holdings
-from .interest import Accrual, HolderAmount, holder_amounts
+from .interest import Accrual, HolderAmount, converted_later, holder_amounts
+from .money import round_ratio
 from .questionnaire import Questionnaires
 from .schedule import InterestPeriod
 
@@ -64,6 +66,34 @@ def status(amounts: Mapping[str, HolderAmount], paid: Mapping[str, Decimal], end
     return ("overpaid" if over else "paid"), False
 
 
+def unpaid_forfeit(a: HolderAmount, period: InterestPeriod, paid_events: Sequence[Event],
+                   cutoff: date, accrual: Accrual, holdings: Holdings) -> HolderAmount:
+    """``conversion_forfeits=all_unpaid`` (RRA §3(a) "No Additional Interest shall be
+    payable on any Notes that have been converted"): an amount that fell due before the
+    Notes were converted and was still unpaid on the conversion day is lost; what was
+    paid by then stays paid. The unpaid part is shared pro rata between the converted
+    Notes and the rest: lost = (owed - paid by the conversion day) x converted part /
+    owed, exact, then the Holder's amount is rounded once."""
+    if not a.entitlement.entitled or a.amount == 0:
+        return a
+    later = converted_later(period, a.holder, cutoff, accrual, holdings)
+    if not later:
+        return a
+    owed = a.exact
+    lost = Fraction(0)
+    for on, part, _, _ in later:
+        paid = sum((Fraction(e.data["amount"]) for e in paid_events
+                    if e.data["holder"] == a.holder and e.date <= on), Fraction(0))
+        if paid < owed:
+            lost += (owed - paid) * part / owed
+    if not lost:
+        return a
+    left = owed - lost
+    return a._replace(num=left.numerator, den=left.denominator,
+                      amount=round_ratio(left.numerator, left.denominator),
+                      before_num=a.num, before_den=a.den)
+
+
 def payments(periods: Sequence[InterestPeriod], events: Sequence[Event], accrual: Accrual,
              holdings: Holdings, questionnaires: Questionnaires, cutoff: date, as_of: date,
              readings: Mapping[str, str]) -> tuple[list[Payment], list[str]]:
@@ -78,6 +108,9 @@ def payments(periods: Sequence[InterestPeriod], events: Sequence[Event], accrual
             by_date.get(period.paid_on, []) if period.paid_on != period.payment_date else [])
         if not amounts and not paid_events:
             continue
+        if readings["conversion_forfeits"] == "all_unpaid":
+            amounts = {h: unpaid_forfeit(a, period, paid_events, cutoff, accrual, holdings)
+                       for h, a in amounts.items()}
         used.update({period.payment_date, period.paid_on})
         paid: dict[str, Decimal] = {}
         for e in paid_events:

@@ -29,7 +29,7 @@ from ledger.terms import RegistrationTerms
 
 CLAUSE = "RRA §2(b), §4(d)"
 ENTITLEMENT_CLAUSE = "RRA §3(a) (last paragraph), §2(b)"
-DEADLINE_READING = ("questionnaire_deadline",)
+DEADLINE_READING = ("questionnaire_deadline", "questionnaire_entitlement_judged_on")
 #: the event types ``read_questionnaires`` reads
 QUESTIONNAIRE_EVENTS = ("QuestionnaireRequested", "QuestionnaireDelivered")
 

@@ -143,7 +143,8 @@ def suspensions_json(r: Registration) -> dict[str, Any]:
                       "first_day": iso(b.first_day), "last_day": iso(b.until - ONE_DAY),
                       "days": b.days, "limit": b.limit, "window": b.window,
                       "basis": Basis(b.clause, b.rule, b.events,
-                                     ("window_breach",) if b.kind == "window" else (),
+                                     ("window_breach", "window_material_allowance")
+                                     if b.kind == "window" else (),
                                      f"{b.days} suspended days from {b.first_day} to "
                                      f"{b.until - ONE_DAY} beyond the limit of {b.limit}"
                                      ).to_json(r.readings)}
