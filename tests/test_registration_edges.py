@@ -3,7 +3,12 @@ by hand (RRA §3(a), §4(b)(i); SPEC §2, §4.3, §4.4)."""
 
 from decimal import Decimal
 
-from tests.support import ev
+import pytest
+
+from ledger.errors import RuleViolation
+from ledger.events import parse_event
+from ledger.store import Ledger
+from tests.support import ev, opened
 from tests.test_registration_support import EFFECTIVE, LEHMAN, money, payment, report, rra
 
 P = Decimal(60_000_000)
@@ -105,3 +110,94 @@ def test_a_later_dated_closure_moves_the_deadline_as_of_any_date():
         assert (d["default_date"], d["accrual_from"]) == ("2005-03-15", "2005-03-16"), as_of
         assert rep["additional_interest"]["accrued_to_as_of"] == money(YEARLY / 360)
         assert rep["additional_interest"]["accrued_to_as_of"] == "416.67"
+
+
+# Defect 4: a SuspensionStarted after the Effectiveness Period ended by (y) or (z)
+def batch(*objs):
+    return [parse_event(o, line=i + 1) for i, o in enumerate(objs)]
+
+
+SOLD = ev("NotesTransferred", "2005-02-01", from_holder=LEHMAN, to_holder="Buyer",
+          principal="60000000", under_shelf=True)
+RETIRED = ev("NotesRetired", "2005-02-01", holder=LEHMAN, principal="60000000",
+             reason="repurchased")
+SUSPEND = ev("SuspensionStarted", "2005-03-01", material_transaction=False)
+
+
+def base_ledger(ledger):
+    ledger.append(batch(opened("rra"), ev("NotesIssued", "2004-06-30", holder=LEHMAN,
+                                          principal="60000000"), *EFFECTIVE))
+
+
+@pytest.mark.parametrize("end", [SOLD, RETIRED], ids=["y_all_sold", "z_none_outstanding"])
+def test_suspension_after_y_or_z_is_refused(store_url, end):
+    with Ledger(store_url) as ledger:
+        base_ledger(ledger)
+        ledger.append(batch(end))
+        with pytest.raises(RuleViolation) as err:
+            ledger.append(batch(SUSPEND))
+        assert "Effectiveness Period ended on 2005-02-01" in str(err.value)
+        assert "RRA §2(a)(iii)(y),(z)" in str(err.value)
+
+
+def test_a_backdated_sale_that_ends_the_period_before_a_suspension_is_refused(store_url):
+    with Ledger(store_url) as ledger:
+        base_ledger(ledger)
+        ledger.append(batch(SUSPEND))
+        with pytest.raises(RuleViolation) as err:
+            ledger.append(batch(SOLD))
+        assert "outside the Effectiveness Period" in str(err.value)
+        # part sold, or sold after the suspension started: the period runs on
+        ledger.append(batch({**SOLD, "data": {**SOLD["data"], "principal": "30000000"}}))
+        ledger.append(batch(ev("SuspensionEnded", "2005-03-10"),
+                            ev("NotesTransferred", "2005-04-01", from_holder=LEHMAN,
+                               to_holder="Buyer", principal="30000000", under_shelf=True)))
+
+
+def test_converted_notes_leave_conversion_shares_restricted(store_url):
+    # RRA §1: Conversion Shares are Transfer Restricted Securities too; no event records
+    # their sale, so converting every Note does not end the Effectiveness Period
+    with Ledger(store_url) as ledger:
+        base_ledger(ledger)
+        ledger.append(batch(ev("NotesConverted", "2005-02-01", holder=LEHMAN,
+                               principal="60000000", shares=3906250), SUSPEND))
+
+
+def test_the_engine_ignores_such_a_suspension_in_an_older_log():
+    objs = rra(*EFFECTIVE, SOLD, SUSPEND, ev("SuspensionEnded", "2005-05-01"))
+    rep = report(objs, "2005-08-01")
+    assert rep["registration"]["effectiveness_period_end"] == "2005-02-01"
+    assert rep["suspensions"]["periods"] == []
+    assert any("outside the Effectiveness Period" in p for p in rep["problems"])
+
+
+# Defect 5: each Holder's own payment status
+def test_each_holder_has_its_own_payment_status():
+    from ledger.readmodels import schedule_rows
+
+    a, b = "Fund A", "Fund B"
+    objs = rra(ev("ShelfFiled", "2004-07-13"), ev("ShelfEffective", "2004-11-15"),
+               ev("AdditionalInterestPaid", "2005-01-18", payment_date="2005-01-15",
+                  holder=a, amount="3333.33"),
+               ev("AdditionalInterestPaid", "2005-01-18", payment_date="2005-01-15",
+                  holder=b, amount="1000"),
+               holders={a: "30000000", b: "30000000"})
+    rep = report(objs, "2005-02-01")
+    pay = payment(rep, "2005-01-15")
+    # default (ii) 16 days (30/360): each 30,000,000 x 0.25% x 16/360 = 3,333.33
+    assert pay["amounts"] == {a: "3333.33", b: "3333.33"}
+    assert pay["status"] == "underpaid" and pay["late"] is True
+    assert pay["statuses"] == {a: "paid", b: "underpaid"}
+    assert pay["late_holders"] == [b]
+    rows = {r["holder"]: r for r in schedule_rows(rep)["payments"]}
+    assert (rows[a]["status"], rows[a]["late"]) == ("paid", False)
+    assert (rows[b]["status"], rows[b]["late"]) == ("underpaid", True)
+
+
+def test_nothing_owed_and_nothing_paid_is_not_paid():
+    # a Holder never asked, read as not entitled: owed 0.00, paid nothing
+    objs = rra(ev("ShelfFiled", "2004-07-13"), ev("ShelfEffective", "2004-11-15"))
+    rep = report(objs, "2005-02-01", no_questionnaire_request="not_entitled")
+    pay = payment(rep, "2005-01-15")
+    assert pay["amounts"] == {LEHMAN: "0.00"}
+    assert (pay["status"], pay["statuses"]) == ("nothing_owed", {LEHMAN: "nothing_owed"})

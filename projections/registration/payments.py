@@ -4,7 +4,11 @@ paid (``AdditionalInterestPaid``) and the status (SPEC §4.4 "Payment").
 Statuses: ``accruing`` (the period has days after ``as_of``); for an ended period,
 ``paid`` (every Holder paid exactly what it is owed), ``due`` (nothing paid yet),
 ``underpaid`` (something paid, some Holder short), ``overpaid`` (no Holder short, some
-Holder paid more). ``late`` is true when a Holder is short after the payable day.
+Holder paid more), ``nothing_owed`` (nothing owed to anyone and nothing paid). ``late``
+is true when a Holder is short after the payable day.
+
+Each Holder also has its own status (``holder_status``), judged on its own amount and
+its own payments only: a Holder paid in full is ``paid`` even when another is short.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ class Payment:
     paid_events: tuple[str, ...]
     status: str
     late: bool
+    statuses: Mapping[str, str]           # each Holder's own status (holder_status)
 
     @property
     def total(self) -> Decimal:
@@ -52,9 +57,23 @@ def paid_by_date(events: Sequence[Event]) -> dict[date, list[Event]]:
     return out
 
 
+def holder_status(owed: Decimal, paid: Decimal, ended: bool) -> str:
+    """SPEC §4.4, for one Holder on one payment date: accruing (the period has not
+    ended), nothing_owed (owed 0, paid 0), due (owed, nothing paid), underpaid, paid
+    (exactly what is owed), overpaid."""
+    if not ended:
+        return "accruing"
+    if paid == owed:
+        return "paid" if owed else "nothing_owed"
+    if paid > owed:
+        return "overpaid"
+    return "underpaid" if paid > 0 else "due"
+
+
 def status(amounts: Mapping[str, HolderAmount], paid: Mapping[str, Decimal], ended: bool,
            paid_on: date, as_of: date) -> tuple[str, bool]:
-    """SPEC §4.4: accruing, due, paid, underpaid or overpaid; and whether late."""
+    """SPEC §4.4: accruing, due, paid, underpaid, overpaid or nothing_owed for the whole
+    date; and whether late."""
     owed = {h: a.amount for h, a in amounts.items()}
     short = any(paid.get(h, Decimal(0)) < v for h, v in owed.items())
     over = any(v > owed.get(h, Decimal(0)) for h, v in paid.items())
@@ -63,6 +82,8 @@ def status(amounts: Mapping[str, HolderAmount], paid: Mapping[str, Decimal], end
         return "accruing", False
     if short:
         return ("underpaid" if any(v > 0 for v in paid.values()) else "due"), late
+    if not over and not any(owed.values()) and not any(paid.values()):
+        return "nothing_owed", False
     return ("overpaid" if over else "paid"), False
 
 
@@ -117,8 +138,11 @@ def payments(periods: Sequence[InterestPeriod], events: Sequence[Event], accrual
             paid[e.data["holder"]] = paid.get(e.data["holder"], Decimal(0)) + e.data["amount"]
         ended = cutoff >= period.end
         st, late = status(amounts, paid, ended, period.paid_on, as_of)
+        statuses = {h: holder_status(amounts[h].amount if h in amounts else Decimal(0),
+                                     paid.get(h, Decimal(0)), ended)
+                    for h in sorted(set(amounts) | set(paid))}
         out.append(Payment(period, min(period.end, cutoff) - ONE_DAY, amounts, paid,
-                           tuple(e.id for e in paid_events), st, late))
+                           tuple(e.id for e in paid_events), st, late, statuses))
     problems = [f"AdditionalInterestPaid {e.id}: no interest period up to {as_of} has "
                 f"Interest Payment Date {d}" for d, es in by_date.items() if d not in used
                 for e in es]
