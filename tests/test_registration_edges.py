@@ -201,3 +201,38 @@ def test_nothing_owed_and_nothing_paid_is_not_paid():
     pay = payment(rep, "2005-01-15")
     assert pay["amounts"] == {LEHMAN: "0.00"}
     assert (pay["status"], pay["statuses"]) == ("nothing_owed", {LEHMAN: "nothing_owed"})
+
+
+# SPEC §1: same-day ties by (date, seq), never by content
+def test_defaults_starting_the_same_day_keep_the_order_they_were_recorded():
+    from tests.test_registration_support import THREE_SHORT
+
+    # the window breach of THREE_SHORT (first day 2005-05-11) and a disability recorded
+    # later, on the same day: both (iii), 5 Business Days after Wed 05-11 = 05-18, both
+    # accrue from 05-19. Their ids (e5.. for the suspensions, e11 for the disability)
+    # sort "e11" < "e5" as text: the report must follow the log (seq 5 before seq 11).
+    objs = rra(*THREE_SHORT, ev("ShelfUnusable", "2005-05-11", reason="other"),
+               ev("ShelfUsable", "2005-05-25", cure="prospectus_supplement"))
+    rep = report(objs, "2005-08-01")
+    defaults = rep["registration"]["defaults"]
+    assert [(d["clause"], d["accrual_from"]) for d in defaults] == [
+        ("RRA §3(a)(iii), §4(b)(i)", "2005-05-19"), ("RRA §3(a)(iii)", "2005-05-19")]
+    assert defaults[1]["events"][0] == "e11"
+    # one episode 05-19 to 05-25: 30/360 6 days; 150,000 x 6/360 = 2,500.00
+    assert payment(rep, "2005-07-15")["amounts"] == {LEHMAN: money(YEARLY * 6 / 360)}
+    assert payment(rep, "2005-07-15")["amounts"] == {LEHMAN: "2500.00"}
+
+
+def test_same_day_transfers_count_in_the_order_recorded():
+    # Lehman sells to Fund Z, which sells on under the shelf, on one day: recorded in that
+    # order it works; an order by content (holder names, or ids e9 < e10 as text) would
+    # move Fund Z's Notes before it held any
+    objs = rra(*EFFECTIVE,
+               ev("NotesTransferred", "2005-03-01", from_holder=LEHMAN, to_holder="Fund Z",
+                  principal="60000000"),
+               ev("NotesTransferred", "2005-03-01", from_holder="Fund Z", to_holder="Fund A",
+                  principal="60000000", under_shelf=True))
+    rep = report(objs, "2005-08-01")
+    assert rep["problems"] == []
+    # every Note sold under the shelf on 03-01: the Effectiveness Period ends (y)
+    assert rep["registration"]["effectiveness_period_end"] == "2005-03-01"

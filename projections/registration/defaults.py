@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import date
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from ledger.calendar import BusinessCalendar
 from ledger.terms import RegistrationTerms
@@ -252,17 +252,23 @@ def _window_default(b: Breach, shelf: Shelf, terms: RegistrationTerms,
 def registration_defaults(shelf: Shelf, found: Sequence[Breach], terms: RegistrationTerms,
                           calendar: BusinessCalendar, opened: str, as_of: date,
                           readings: Mapping[str, str],
-                          periods: Sequence[SuspensionPeriod] = ()
+                          periods: Sequence[SuspensionPeriod] = (),
+                          seq_of: Callable[[str], int] | None = None
                           ) -> tuple[list[RegistrationDefault], list[str]]:
     """Every Registration Default that has occurred by ``as_of`` (its last compliant day
     has passed) and accrues at least one day, in order of accrual. ``periods``: the
     Suspension Periods, whose permitted days are no default (iii) (RRA §3(a)(iii) "except
-    as provided in Section 4(b)(i)")."""
+    as provided in Section 4(b)(i)"). ``seq_of``: an event id's place in the log, for
+    ties (SPEC §1)."""
     unusable, problems = unusable_defaults(shelf, terms, calendar, readings, as_of,
                                            permitted_suspension(periods, found, as_of))
     every = (deadline_defaults(shelf, terms, opened, readings) + unusable
              + suspension_defaults(found, shelf, terms, calendar, readings, as_of))
     listed = [d for d in every if as_of > d.last_compliant_day
               and (d.accrual_until is None or d.accrual_from < d.accrual_until)]
-    listed.sort(key=lambda d: (d.accrual_from, ORDER[d.kind], d.events))
+    # SPEC §1: a tie is broken by the order the events were recorded (their seq), never
+    # by their content (ids are UUIDs in the store)
+    position = seq_of if seq_of is not None else (lambda i: 0)
+    listed.sort(key=lambda d: (d.accrual_from, ORDER[d.kind],
+                               tuple(position(i) for i in d.events)))
     return listed, problems

@@ -97,7 +97,8 @@ def compute(timeline: Timeline, interpretations: Mapping[str, str]) -> Registrat
     found = breaches(suspensions, terms.suspension_limits, as_of,
                      readings["window_material_allowance"])
     defaults, d_problems = registration_defaults(shelf, found, terms, cal, timeline.opened.id,
-                                                 as_of, readings, suspensions)
+                                                 as_of, readings, suspensions,
+                                                 lambda i: timeline.by_id[i].seq)
     segments = rate_segments(defaults, cutoff, terms, readings)
     accrual = Accrual(rate_runs(segments), terms.day_count)
     pays, p_problems = payments(periods, of(*PAYMENT_EVENTS), accrual, holdings, quest,
