@@ -272,6 +272,8 @@ def _trs_gone_on(positions: list[Entry], effective: str) -> str | None:
         end_of_day = i + 1 == len(entries) or entries[i + 1][0] != day
         if end_of_day and day >= effective and total == 0 and shares == 0:
             return day
+    if seen and entries[-1][0] < effective and total == 0 and shares == 0:
+        return effective
     return None
 
 
@@ -292,9 +294,9 @@ def _check_period_end(state: dict[str, Any], new: list[tuple[str, Entry]],
     starts = [e for e in shelf if e[3] == "SuspensionStarted"]
     if effective is None or not starts:
         return
-    if new_id is not None and all(n == "positions" for n, _ in new) and new:
-        day = new[0][1][0]
-        if not any(e[0] >= day for e in starts):   # no suspension it could move out
+    moved = [e for n, e in new if n == "positions"]
+    if moved and not any(n == "shelf" for n, _ in new):
+        if not any(e[0] >= moved[0][0] for e in starts):   # no suspension it could move out
             return
     gone = _trs_gone_on(live("positions"), effective)
     if gone is None:

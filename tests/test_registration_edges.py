@@ -236,3 +236,18 @@ def test_same_day_transfers_count_in_the_order_recorded():
     assert rep["problems"] == []
     # every Note sold under the shelf on 03-01: the Effectiveness Period ends (y)
     assert rep["registration"]["effectiveness_period_end"] == "2005-03-01"
+
+
+def test_a_retraction_that_would_end_the_period_before_a_suspension_is_refused(store_url):
+    with Ledger(store_url) as ledger:
+        base_ledger(ledger)
+        small = ledger.append(batch(ev("NotesIssued", "2004-06-30", holder="Fund B",
+                                       principal="1000000")))
+        ledger.append(batch(SOLD, SUSPEND))      # Fund B's $1M is still restricted
+        small_id = [r for r in ledger.records() if r["type"] == "NotesIssued"
+                    and r["data"]["holder"] == "Fund B"][0]["id"]
+        with pytest.raises(RuleViolation) as err:
+            ledger.append(batch(ev("EventRetracted", "2005-04-01", event_id=small_id,
+                                   reason="entered in error")))
+        assert "outside the Effectiveness Period" in str(err.value)
+        assert small.count == 1
