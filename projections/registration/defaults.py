@@ -187,13 +187,9 @@ def unusable_defaults(shelf: Shelf, terms: RegistrationTerms, calendar: Business
 def suspension_defaults(found: Sequence[Breach], shelf: Shelf, terms: RegistrationTerms,
                         calendar: BusinessCalendar, readings: Mapping[str, str],
                         as_of: date | None = None) -> list[RegistrationDefault]:
-    """RRA §3(a)(iv)(A) and (B) from the breaches of the suspension limits; and, with
-    interpretation ``window_breach=usability_default``, a default (iii) for suspended days
-    beyond the 45 (60)-in-90 right (RRA §4(b)(i)): the shelf is then unusable outside a
-    permitted suspension from the first such day, with the five Business Days of §3(a)(iii)
-    to cure; it ends when the period ends or when its own 45th (60th) day has passed and
-    default (iv)(A) takes over (known only once that day has passed on ``as_of``: before
-    it, the default still runs)."""
+    """RRA §3(a)(iv)(A) and (B) from the breaches of the suspension limits; and, for
+    suspended days beyond the 45 (60)-in-90 right (RRA §4(b)(i)), the default that
+    interpretation ``window_breach`` reads into them (:func:`_window_default`)."""
     out = []
     for b in found:
         p = b.period
