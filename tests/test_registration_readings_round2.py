@@ -3,6 +3,8 @@ scenario, with both sides' arithmetic worked by hand (RRA §2(a)(iii), §3(a), �
 
 from decimal import Decimal
 
+import pytest
+
 from tests.support import ev
 from tests.test_registration_support import (EFFECTIVE, LEHMAN, THREE_SHORT, money, payment,
                                              report, rra)
@@ -155,3 +157,50 @@ def test_rate_clock_once_per_deal():
     # = 60M x 0.58/360 = 96,666.67
     assert amounts(alt, "2005-07-15") == {LEHMAN: money(P * Decimal("0.58") / 360)}
     assert amounts(alt, "2005-07-15") == {LEHMAN: "96666.67"}
+
+
+# every value of every registration reading, on the demo history and on the scenarios
+# above: the report computes, and every figure's arithmetic checks (RRA readings only)
+def _every_value():
+    from projections.interpretations import REGISTRY
+    return [(n, v) for n, i in sorted(REGISTRY.items()) if i.clause.startswith("RRA")
+            for v in i.alternatives]
+
+
+@pytest.mark.parametrize("name, value", _every_value())
+def test_every_value_of_every_reading_explains(name, value):
+    from datetime import date
+
+    from ledger.demo import rra_history
+    from projections.explain import explain, figure_paths
+    from projections.report import report as full_report
+    from tests.support import build
+
+    events = build(rra_history())
+    rep = full_report(events, as_of=date(2007, 1, 1), interpretations={name: value})
+    assert rep["interpretations"][name] == value
+    for path in figure_paths(rep):
+        out = explain(rep, path, events)
+        assert out["arithmetic_checks_ok"] is True, path
+        assert out["reproduces_figure"] is not False, path
+
+
+def test_all_unpaid_amounts_explain_themselves():
+    from datetime import date
+
+    from projections.explain import explain, figure_paths
+    from projections.report import report as full_report
+    from tests.support import build
+
+    paid = CONVERTED_LATER + [ev("AdditionalInterestPaid", "2005-01-18",
+                                 payment_date="2005-01-15", holder=LEHMAN, amount="3000")]
+    events = build(paid)
+    rep = full_report(events, as_of=date(2005, 3, 1),
+                      interpretations={"conversion_forfeits": "all_unpaid"})
+    basis = rep["additional_interest"]["payments"][0]["basis"][LEHMAN]
+    assert "conversion_forfeits=all_unpaid" in basis["arithmetic"]
+    assert basis["arithmetic"].endswith("= 3000.000000 → 3000.00")
+    for path in figure_paths(rep):
+        out = explain(rep, path, events)
+        assert out["arithmetic_checks_ok"] is True, path
+        assert out["reproduces_figure"] is not False, path
