@@ -175,6 +175,20 @@ def test_report_switches_an_interpretation(example_1):
     assert "interpretations: default_date=first_breach_day; others default" in out
 
 
+@pytest.mark.parametrize("reading", [
+    "questionnaire_entitlement_judged_on=record_date",
+    "registered_securities=named_selling_holders", "conversion_forfeits=all_unpaid",
+    "window_breach=suspension_default", "window_material_allowance=any_in_window",
+    "rate_clock=once_per_deal"])
+def test_report_switches_each_reading_issue_12_added(example_1, reading):
+    name, value = reading.split("=")
+    r = as_json("report", RRA, "--db", example_1, "--as-of", "2005-02-01",
+                "--interpret", reading)
+    assert r["interpretations"] == {**SPEC_6, name: value}
+    # none of them touches example 1: 60,000,000 x 0.0025 x 16/360 = 6,666.67
+    assert r["additional_interest"]["payments"][0]["amounts"] == {LEHMAN: "6666.67"}
+
+
 def test_report_as_known_at_an_earlier_time(example_1, tmp_path):
     records = [json.loads(x) for x in ok(run("log", "--json", "--db", example_1)).splitlines()]
     batch_at = records[-1]["recorded_at"]                      # the example's batch
