@@ -251,3 +251,16 @@ def test_a_retraction_that_would_end_the_period_before_a_suspension_is_refused(s
                                    reason="entered in error")))
         assert "outside the Effectiveness Period" in str(err.value)
         assert small.count == 1
+
+
+def test_a_default_resumed_after_a_permitted_suspension_is_one_trustee_notice():
+    objs = rra(*EFFECTIVE, ev("ShelfUnusable", "2005-03-01", reason="other"),
+               ev("SuspensionStarted", "2005-03-15", material_transaction=False),
+               ev("SuspensionEnded", "2005-03-25"),
+               ev("ShelfUsable", "2005-04-01", cure="exchange_act_report"))
+    rep = report(objs, "2005-08-01")
+    notices = [o for o in rep["deadlines"] if o["obligation"].startswith("notify the Trustee")]
+    # default date 03-08 (5 Business Days after 03-01); 2 Business Days after: 03-10
+    assert [(o["obligation"], o["due"]) for o in notices] == [
+        ("notify the Trustee of Registration Default (iii) (default date 2005-03-08)",
+         "2005-03-10")]
