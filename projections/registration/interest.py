@@ -13,8 +13,9 @@ paragraph); converted Notes earn nothing after conversion (RRA §3(a)) and, with
 interpretation ``conversion_forfeits=unpaid``, Notes converted before an Interest Payment
 Date get nothing on it (for its whole period); ``all_unpaid`` also loses what fell due
 before the conversion and was still unpaid on its day; with ``future_only`` the
-converting Holder is paid for the days before conversion. Retired Notes (redeemed, repurchased, cancelled, matured) stop accruing when
-retired, and what they accrued survives to the Holder who held them then (RRA §3(b)).
+converting Holder is paid for the days before conversion. Retired Notes (redeemed,
+repurchased, cancelled, matured) stop accruing when retired, and what they accrued
+survives to the Holder who held them then (RRA §3(b)).
 
 Accrual "to as_of" is inclusive: the days counted end with ``as_of`` itself (the cutoff
 is the day after ``as_of``), as an event dated ``as_of`` counts.

@@ -44,8 +44,8 @@ AdditionalInterestPaid). ``in_default`` is true when a listed default accrues on
 (``late_on`` when done late), open, or excused (RRA §2(b) provisos). Payment ``status``:
 accruing, due, paid, underpaid, overpaid, nothing_owed for the whole date, and in
 ``statuses`` for each Holder on its own amount and payments; ``late`` when a Holder is
-short after ``paid_on`` (``late_holders`` names them). A Holder not entitled (Questionnaire, RRA §3(a)) shows ``"0.00"`` with the
-reason in its basis.
+short after ``paid_on`` (``late_holders`` names them). A Holder not entitled
+(Questionnaire, RRA §3(a)) shows ``"0.00"`` with the reason in its basis.
 """
 
 from __future__ import annotations
