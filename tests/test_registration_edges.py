@@ -1,9 +1,12 @@
 """Issue 12, the engine half: each defect's exact scenario, with the contract's value worked
 by hand (RRA §3(a), §4(b)(i); SPEC §2, §4.3, §4.4)."""
 
+import os
+from datetime import date, timedelta
 from decimal import Decimal
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from ledger.errors import RuleViolation
 from ledger.events import parse_event
@@ -264,3 +267,40 @@ def test_a_default_resumed_after_a_permitted_suspension_is_one_trustee_notice():
     assert [(o["obligation"], o["due"]) for o in notices] == [
         ("notify the Trustee of Registration Default (iii) (default date 2005-03-08)",
          "2005-03-10")]
+
+
+# Defect 1 as a property: a window breach followed by the period's own (iv)(A) leaves no
+# day unaccrued between them, under every default_date and window_breach reading
+LONG = int(os.environ.get("DEAL_LEDGER_LONG", "0") or 0)
+
+
+@settings(max_examples=80 * (10 if LONG else 1), deadline=None, derandomize=True)
+@given(first=st.integers(0, 60), len1=st.integers(1, 45), gap=st.integers(0, 40),
+       len2=st.integers(47, 80), reading=st.sampled_from(["last_compliant_day",
+                                                          "first_breach_day"]),
+       breach=st.sampled_from(["usability_default", "suspension_default"]))
+def test_no_day_is_lost_between_a_window_default_and_iv_a(first, len1, gap, len2, reading,
+                                                          breach):
+    s1 = date(2005, 1, 3) + timedelta(days=first)
+    e1 = s1 + timedelta(days=len1)
+    s2 = e1 + timedelta(days=gap)
+    e2 = s2 + timedelta(days=len2)
+    objs = rra(*EFFECTIVE, ev("SuspensionStarted", s1.isoformat(), material_transaction=False),
+               ev("SuspensionEnded", e1.isoformat()),
+               ev("SuspensionStarted", s2.isoformat(), material_transaction=False),
+               ev("SuspensionEnded", e2.isoformat()))
+    rep = report(objs, "2006-01-31", default_date=reading, window_breach=breach)
+    spans = sorted((date.fromisoformat(d["accrual_from"]), date.fromisoformat(d["accrual_until"]))
+                   for d in rep["registration"]["defaults"])
+    # (iv)(A): the 46th day s2 + 45 is its first day of breach; the default is on it
+    # (last_compliant_day: the 45th) and accrual starts the day after
+    iv_a = s2 + timedelta(days=45 if reading == "last_compliant_day" else 46)
+    inside = [(a, b) for a, b in spans if b > s2]
+    assert inside and inside[-1][1] == e2
+    start = inside[0][0]
+    assert start <= iv_a
+    # overlapping defaults may share days ((iv)(B) when 90 in 360 is passed too): the
+    # union of their days is one unbroken run to the period's end
+    covered = {a + timedelta(days=k) for a, b in inside for k in range((b - a).days)}
+    assert len(covered) == (e2 - start).days
+    assert len(rep["additional_interest"]["episodes"]) == 1     # one rate clock
