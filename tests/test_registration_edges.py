@@ -304,3 +304,26 @@ def test_no_day_is_lost_between_a_window_default_and_iv_a(first, len1, gap, len2
     covered = {a + timedelta(days=k) for a, b in inside for k in range((b - a).days)}
     assert len(covered) == (e2 - start).days
     assert len(rep["additional_interest"]["episodes"]) == 1     # one rate clock
+
+
+@settings(max_examples=80 * (10 if LONG else 1), deadline=None, derandomize=True)
+@given(start=st.integers(0, 200), length=st.integers(2, 60), material=st.booleans(),
+       a=st.integers(0, 59), b=st.integers(1, 60))
+def test_a_disability_inside_a_permitted_suspension_costs_nothing(start, length, material,
+                                                                   a, b):
+    # one Suspension Period within its own 45 (60) days (so within every window too),
+    # the shelf unusable on days inside it only: RRA §3(a)(iii) "except as provided in
+    # Section 4(b)(i)": no default, 0.00
+    length = min(length, 60 if material else 45)
+    s = date(2005, 1, 3) + timedelta(days=start)
+    end = s + timedelta(days=length)
+    u0 = s + timedelta(days=min(a, length - 1))
+    u1 = min(u0 + timedelta(days=b), end)
+    objs = rra(*EFFECTIVE, ev("SuspensionStarted", s.isoformat(),
+                              material_transaction=material),
+               ev("ShelfUnusable", u0.isoformat(), reason="material_misstatement"),
+               ev("ShelfUsable", u1.isoformat(), cure="prospectus_supplement"),
+               ev("SuspensionEnded", end.isoformat()))
+    rep = report(objs, "2006-03-31")
+    assert rep["registration"]["defaults"] == []
+    assert rep["additional_interest"]["accrued_to_as_of"] == "0.00"
