@@ -161,10 +161,13 @@ def show_interest(result: dict[str, Any], out: Any) -> None:
         for p in payments:
             amounts, paid = p.get("amounts") or {}, p.get("paid") or {}
             holders = list(amounts) + [h for h in paid if h not in amounts]
+            own = p.get("statuses") or {}
+            late_holders = p.get("late_holders") or []
             for i, holder in enumerate(holders):
                 table.add_row(p["payment_date"] if i == 0 else "", plain(holder),
                               money(amounts.get(holder)), money(paid.get(holder)),
-                              status(p["status"]) if i == 0 else "",
+                              status(own.get(holder, p["status"]))
+                              + (" (late)" if holder in late_holders else ""),
                               end_section=i == len(holders) - 1)
         out.print(table)
     totals = _table(f"Accrued through {ai.get('accrued_through', result['as_of'])}",

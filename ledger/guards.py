@@ -30,7 +30,10 @@ CLAUSE_TRS = "RRA §1 Transfer Restricted Securities"
 CLAUSE_SUSPENSION = "RRA §4(b)(i), §4(c)"
 
 
-FORMAT = 1  # the layout of the guard state; snapshots of another layout are ignored
+FORMAT = 2  # the layout of the guard state; snapshots of another layout are ignored
+# 2: the "positions" timeline (Transfer Restricted Securities, for RRA §2(a)(iii)(y),(z))
+
+POSITION_TYPES = ("NotesIssued", "NotesTransferred", "NotesConverted", "NotesRetired")
 
 
 def new_state() -> dict[str, Any]:
@@ -57,13 +60,19 @@ def effects(state: dict[str, Any], record: dict[str, Any]) -> list[tuple[str, En
         return [day, seq, eid, op, value]
 
     if t == "NotesIssued":
-        return [(f"notes:{data['holder']}", entry("+", _cents(data["principal"])))]
+        cents = _cents(data["principal"])
+        return [(f"notes:{data['holder']}", entry("+", cents)),
+                ("positions", entry(t, [data["holder"], cents]))]
     if t == "NotesTransferred":
         cents = _cents(data["principal"])
         return [(f"notes:{data['from_holder']}", entry("-", -cents)),
-                (f"notes:{data['to_holder']}", entry("+", cents))]
+                (f"notes:{data['to_holder']}", entry("+", cents)),
+                ("positions", entry(t, [data["from_holder"], cents, data["to_holder"],
+                                        bool(data.get("under_shelf", False))]))]
     if t in ("NotesConverted", "NotesRetired"):
-        return [(f"notes:{data['holder']}", entry("-", -_cents(data["principal"])))]
+        cents = _cents(data["principal"])
+        return [(f"notes:{data['holder']}", entry("-", -cents)),
+                ("positions", entry(t, [data["holder"], cents, int(data.get("shares", 0))]))]
     if t in ("ShelfFiled", "ShelfEffective", "ShelfUnusable", "ShelfUsable",
              "SuspensionStarted", "SuspensionExtended", "SuspensionEnded"):
         return [("shelf", entry(t, data.get("material_transaction")))]
@@ -86,7 +95,7 @@ def effects(state: dict[str, Any], record: dict[str, Any]) -> list[tuple[str, En
 
 
 def _initial(name: str) -> Any:
-    if name.startswith(("notes:", "camden:")):
+    if name.startswith(("notes:", "camden:")) or name == "positions":
         return 0
     if name == "shelf":
         return {"filed": None, "effective": None, "unusable": False, "suspended": False}
@@ -112,6 +121,8 @@ def _step(name: str, summary: Any, e: Entry, state: dict[str, Any]) -> Any:
         return after
     if name == "shelf":
         return _step_shelf(summary, e, state)
+    if name == "positions":   # checked across timelines by _check_period_end
+        return summary
     return _step_instrument(name[11:], summary, e)
 
 
@@ -220,6 +231,89 @@ def _sorts_last(timeline: dict[str, Any], e: Entry) -> bool:
     return last is None or (e[0], e[1]) >= tuple(last)
 
 
+# --------------------------------------------- the Effectiveness Period, (y) and (z)
+
+
+def _trs_gone_on(positions: list[Entry], effective: str) -> str | None:
+    """RRA §2(a)(iii)(y),(z): the first day, on or after ``effective``, at whose end no
+    Note is a Transfer Restricted Security (all sold under the shelf, converted or
+    retired) and no Conversion Share has been issued (Conversion Shares stay TRS and no
+    event records their sale): the day the Effectiveness Period has ended. Lots are
+    taken as the engine takes them, TRS first (``projections.registration.holdings``)."""
+    trs: dict[str, int] = {}
+    other: dict[str, int] = {}
+    total = shares = 0
+    seen = False
+    entries = sorted(positions, key=lambda e: (e[0], e[1]))
+    for i, (day, _seq, _id, op, v) in enumerate(entries):
+        if day > effective and seen and total == 0 and shares == 0:
+            return effective            # nothing restricted at the end of the effective day
+        holder, cents = v[0], v[1]
+        if op == "NotesIssued":
+            trs[holder] = trs.get(holder, 0) + cents
+            total += cents
+        else:
+            part = min(cents, trs.get(holder, 0))
+            trs[holder] = trs.get(holder, 0) - part
+            other[holder] = other.get(holder, 0) - (cents - part)
+            if op == "NotesTransferred":
+                to, under_shelf = v[2], v[3]
+                if under_shelf:
+                    other[to] = other.get(to, 0) + cents
+                    total -= part
+                else:
+                    trs[to] = trs.get(to, 0) + part
+                    other[to] = other.get(to, 0) + cents - part
+            else:
+                total -= part
+                if op == "NotesConverted":
+                    shares += v[2]
+        seen = True
+        end_of_day = i + 1 == len(entries) or entries[i + 1][0] != day
+        if end_of_day and day >= effective and total == 0 and shares == 0:
+            return day
+    if seen and entries[-1][0] < effective and total == 0 and shares == 0:
+        return effective
+    return None
+
+
+def _check_period_end(state: dict[str, Any], new: list[tuple[str, Entry]],
+                      retracted: dict[str, Any], new_id: str | None) -> None:
+    """SPEC §4.3: "A SuspensionStarted outside the Effectiveness Period (however it
+    ended: (x), (y) or (z)) ... is refused"; (x) is checked on the shelf's own timeline,
+    (y) and (z) here, across the shelf and the positions, and again whenever a position
+    event or a retraction could end the period before a suspension already recorded."""
+    timelines = state["timelines"]
+
+    def live(name: str) -> list[Entry]:
+        found = timelines.get(name, {}).get("entries", [])
+        return [e for e in found if e[2] not in retracted] + [e for n, e in new if n == name]
+
+    shelf = sorted(live("shelf"), key=lambda e: (e[0], e[1]))
+    effective = next((e[0] for e in shelf if e[3] == "ShelfEffective"), None)
+    starts = [e for e in shelf if e[3] == "SuspensionStarted"]
+    if effective is None or not starts:
+        return
+    moved = [e for n, e in new if n == "positions"]
+    if moved and not any(n == "shelf" for n, _ in new):
+        if not any(e[0] >= moved[0][0] for e in starts):   # no suspension it could move out
+            return
+    gone = _trs_gone_on(live("positions"), effective)
+    if gone is None:
+        return
+    for e in starts:
+        if e[0] >= gone:
+            why = (f"the Effectiveness Period ended on {gone}: no Transfer Restricted "
+                   f"Security remained (all sold under the shelf or no longer outstanding)")
+            if e[2] == new_id:
+                raise RuleViolation(f"a Suspension Period can only start during the "
+                                    f"Effectiveness Period; {why} (on {e[0]})", field="type",
+                                    rule="RRA §2(a)(iii)(y),(z), §4(b)(i)")
+            raise RuleViolation(f"this would leave the SuspensionStarted {e[2]} of {e[0]} "
+                                f"outside the Effectiveness Period: {why}",
+                                field="type", rule="RRA §2(a)(iii)(y),(z), §4(b)(i)")
+
+
 # ------------------------------------------------------------------------- check
 
 
@@ -272,6 +366,8 @@ def check(state: dict[str, Any], record: dict[str, Any]) -> list[tuple[str, Entr
             _step(name, timeline["end"], e, state)
         else:
             _walk(name, _live(state, timeline["entries"]) + [e], state, new_id=e[2])
+    if t in POSITION_TYPES or t in ("SuspensionStarted", "ShelfEffective"):
+        _check_period_end(state, found, state["retracted"], record["id"])
     return found
 
 
@@ -354,6 +450,13 @@ def _check_retraction(state: dict[str, Any], record: dict[str, Any]) -> None:
         return
     retracted = {**state["retracted"], target_id: record["id"]}
     trial = {**state, "retracted": retracted}
+    if {"positions", "shelf"} & set(target[2]):
+        try:
+            _check_period_end(state, [], retracted, None)
+        except RuleViolation as err:
+            raise RuleViolation(f"retracting {target_id} would leave the deal breaking a "
+                                f"rule: {err.message}; retract the dependent event first",
+                                field="data.event_id", rule=err.rule) from None
     for name in target[2]:
         timeline = state["timelines"][name]
         try:

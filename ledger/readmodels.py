@@ -125,9 +125,15 @@ def schedule_rows(report: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
         amounts, paid = p.get("amounts", {}), p.get("paid", {})
         for holder in sorted(set(amounts) | set(paid)):
             amount, got = amounts.get(holder, "0.00"), paid.get(holder, "0.00")
+            # each Holder's own status (a report before per-Holder statuses: the date's)
+            statuses = p.get("statuses") or {}
+            own = statuses.get(holder, p.get("status"))
+            late = (holder in p["late_holders"] if "late_holders" in p
+                    else p.get("late"))
             out["payments"].append(_row(
                 SCHEDULES["payments"], p, holder=holder, amount=amount,
-                amount_cents=cents(amount), paid=got, paid_cents=cents(got)))
+                amount_cents=cents(amount), paid=got, paid_cents=cents(got), status=own,
+                late=late))
     for d in report.get("deadlines", []):
         out["deadlines"].append(_row(SCHEDULES["deadlines"], d, events=list(d.get("events", []))))
     for e in (report.get("true_up") or {}).get("exercises", []):

@@ -47,10 +47,15 @@ REGISTRY: dict[str, Interpretation] = {i.name: i for i in (
         {"episode": "one rate clock per continuous episode; rates never add up",
          "additive": "each default accrues its own rate from its own start"}),
     Interpretation(
-        "conversion_forfeits", "unpaid", ("future_only",), "RRA §3(a)",
-        "Do converted notes lose Additional Interest accrued before conversion?",
-        {"unpaid": "notes converted before the record date lose accrued unpaid "
-                   "Additional Interest",
+        "conversion_forfeits", "unpaid", ("all_unpaid", "future_only"), "RRA §3(a)",
+        "Which Additional Interest do converted Notes lose ('No Additional Interest shall "
+        "be payable on any Notes that have been converted')?",
+        {"unpaid": "Notes converted before an Interest Payment Date get nothing on that "
+                   "date, for its whole period; an amount that fell due before the "
+                   "conversion stays owed",
+         "all_unpaid": "as unpaid, and also amounts that fell due before the conversion "
+                       "and were still unpaid on the conversion day are lost (what was "
+                       "paid stays paid)",
          "future_only": "accrual stops at conversion; what accrued before stays owed to "
                         "the converting holder"}),
     Interpretation(
@@ -69,11 +74,48 @@ REGISTRY: dict[str, Interpretation] = {i.name: i for i in (
          "section_2b_business_days": "the Questionnaire Deadline of RRA §2(b): the 20th "
                                      "Business Day after the written request (SPEC §4.4)"}),
     Interpretation(
-        "window_breach", "usability_default", ("report_only",), "RRA §4(b)(i), §3(a)(iii)",
+        "window_breach", "usability_default", ("report_only", "suspension_default"),
+        "RRA §4(b)(i), §3(a)(iii), §3(a)(iv)",
         "Suspension days beyond 45 (60) in a 90-day window, each period within its limit?",
         {"usability_default": "days past the 45 (60)-in-90 right count as the shelf being "
                               "unusable outside a permitted suspension: default (iii)",
-         "report_only": "the breach is reported but accrues nothing"}),
+         "report_only": "the breach is reported but accrues nothing",
+         "suspension_default": "the excess days are default (iv)(A) at once, with no five "
+                               "Business Days of grace"}),
+    Interpretation(
+        "window_material_allowance", "period", ("any_in_window",), "RRA §4(b)(i)",
+        "When does the 60-in-90 allowance (material business transaction) apply?",
+        {"period": "to the days of a Suspension Period flagged material (or extended)",
+         "any_in_window": "on every day whose 90-day window holds a day of a material "
+                          "Suspension Period"}),
+    Interpretation(
+        "rate_clock", "per_episode", ("once_per_deal",), "RRA §3(a) \"the first 90-day "
+        "period\"",
+        "Does a new default episode after a cure start again at 0.25%?",
+        {"per_episode": "a new episode after a cure starts again at 0.25% for its first "
+                        "90 days",
+         "once_per_deal": "only the deal's first 90 days of default, counted across "
+                          "episodes, are at 0.25%"}),
+    Interpretation(
+        "questionnaire_entitlement_judged_on", "payment_date", ("record_date",),
+        "RRA §3(a) last paragraph",
+        "On which day is a Holder's entitlement (Questionnaire delivered before its "
+        "deadline) judged for one Interest Payment Date?",
+        {"payment_date": "a Holder whose Questionnaire deadline passed, without delivery, "
+                         "before the payment date gets nothing on it",
+         "record_date": "only a deadline passed before the record date disentitles"}),
+    Interpretation(
+        "registered_securities", "all_notes", ("named_selling_holders",),
+        "RRA §2(a)(iii)(y)",
+        "Which Transfer Restricted Securities are 'registered under the Shelf Registration "
+        "Statement' for the end of the Effectiveness Period under (y)?",
+        {"all_notes": "every Transfer Restricted Security: (y) ends the Effectiveness Period "
+                      "when all of them are sold under the shelf",
+         "named_selling_holders": "only those of Holders named in the Prospectus (a "
+                                  "Questionnaire delivered on or before effectiveness, or "
+                                  "an AmendmentFiled adding them): (y) ends it when the "
+                                  "named Holders hold no Transfer Restricted Security, "
+                                  "once at least one is named"}),
     Interpretation(
         "default_after_effectiveness_period", "ends", ("continues",),
         "RRA §2(a)(iii), §3(a)",

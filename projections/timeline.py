@@ -2,7 +2,8 @@
 
 ``known_at`` keeps the events recorded at or before it, with the retractions recorded at
 or before it; ``as_of`` keeps the events dated on or before it. What is left is ordered
-by ``(date, seq)``. The calendar is the Fed schedule plus the overrides that remain.
+by ``(date, seq)``. The calendar is the Fed schedule plus the overrides known at
+``known_at`` (SPEC §2), whatever their date: ``as_of`` does not filter them.
 """
 
 from __future__ import annotations
@@ -113,9 +114,12 @@ def build_timeline(events: Iterable[Event], as_of: date,
     if opened is None:
         raise ValueError("the deal has no DealOpened event known at that time")
     dated = tuple(live[:bisect_right(live, as_of, key=_DATE)])   # dated <= as_of
+    # SPEC §2: "the base calendar plus the overrides known at known_at", whatever the
+    # override event's own date: a closure declared on 03-20 for 03-10 counts for a
+    # deadline judged as of 03-16 (the calendar is a fact about 03-10, not about 03-20).
     calendar = BusinessCalendar.from_overrides(
         [Override(e.data["day"], e.data["business_day"], e.data["reason"], e.id)
-         for e in dated if e.type == "CalendarDayDeclared"])
+         for e in live if e.type == "CalendarDayDeclared"])
     return Timeline(deal=opened.deal, kind=opened.data["kind"], terms=opened.data["terms"],
                     opened=opened, events=dated, as_of=as_of, known_at=known_at,
                     calendar=calendar, retracted=retracted, by_id=_ById(known))

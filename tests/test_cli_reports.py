@@ -104,7 +104,9 @@ def letter(tmp_path):
 SPEC_6 = {"default_date": "last_compliant_day", "rate_after_second_anniversary": "calendar",
           "overlapping_defaults": "episode", "conversion_forfeits": "unpaid",
           "no_questionnaire_request": "entitled", "questionnaire_deadline": "questionnaire_form",
-          "window_breach": "usability_default",
+          "window_breach": "usability_default", "window_material_allowance": "period",
+          "rate_clock": "per_episode", "questionnaire_entitlement_judged_on": "payment_date",
+          "registered_securities": "all_notes",
           "default_after_effectiveness_period": "ends", "trueup_dividends": "frozen"}
 
 
@@ -112,7 +114,8 @@ def test_interpretations_json_lists_spec_6_with_defaults():
     listed = json.loads(ok(run("interpretations", "--json")))
     assert {n: i["default"] for n, i in listed.items()} == SPEC_6
     assert listed["default_date"]["alternatives"] == ["first_breach_day"]
-    assert listed["conversion_forfeits"]["alternatives"] == ["future_only"]
+    assert listed["conversion_forfeits"]["alternatives"] == ["all_unpaid", "future_only"]
+    assert listed["window_breach"]["alternatives"] == ["report_only", "suspension_default"]
     assert listed["overlapping_defaults"]["clause"] == "RRA §3(a)"
 
 
@@ -170,6 +173,20 @@ def test_report_switches_an_interpretation(example_1):
     out = ok(run("report", RRA, "--db", example_1, "--as-of", "2005-02-01",
                  "--interpret", "default_date=first_breach_day"))
     assert "interpretations: default_date=first_breach_day; others default" in out
+
+
+@pytest.mark.parametrize("reading", [
+    "questionnaire_entitlement_judged_on=record_date",
+    "registered_securities=named_selling_holders", "conversion_forfeits=all_unpaid",
+    "window_breach=suspension_default", "window_material_allowance=any_in_window",
+    "rate_clock=once_per_deal"])
+def test_report_switches_each_reading_issue_12_added(example_1, reading):
+    name, value = reading.split("=")
+    r = as_json("report", RRA, "--db", example_1, "--as-of", "2005-02-01",
+                "--interpret", reading)
+    assert r["interpretations"] == {**SPEC_6, name: value}
+    # none of them touches example 1: 60,000,000 x 0.0025 x 16/360 = 6,666.67
+    assert r["additional_interest"]["payments"][0]["amounts"] == {LEHMAN: "6666.67"}
 
 
 def test_report_as_known_at_an_earlier_time(example_1, tmp_path):

@@ -128,7 +128,7 @@ def test_manifest_records_every_file_and_the_arguments(rra_pack):
 def test_interpretations_file_describes_each_reading_in_force(rra_pack):
     doc = json.loads((rra_pack / "interpretations.json").read_text())
     assert doc["window_breach"]["value"] == "usability_default"
-    assert doc["window_breach"]["clause"] == "RRA §4(b)(i), §3(a)(iii)"
+    assert doc["window_breach"]["clause"] == "RRA §4(b)(i), §3(a)(iii), §3(a)(iv)"
     assert doc["window_breach"]["reading"].startswith("days past the 45 (60)-in-90 right")
     assert doc["window_breach"]["is_default"] is True
 

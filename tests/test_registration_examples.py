@@ -36,7 +36,7 @@ def test_example_1_default_ii_30_360():
     basis = pay["basis"][LEHMAN]
     assert {"e1", "e2", "e4"} <= set(basis["events"])
     assert set(basis["interpretations"]) == {"default_date", "overlapping_defaults",
-                                             "rate_after_second_anniversary",
+                                             "rate_after_second_anniversary", "rate_clock",
                                              "no_questionnaire_request"}
 
 

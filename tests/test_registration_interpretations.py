@@ -99,6 +99,7 @@ def test_no_questionnaire_request_not_entitled():
     assert basis["interpretations"] == {"default_date": "last_compliant_day",
                                         "overlapping_defaults": "episode",
                                         "rate_after_second_anniversary": "calendar",
+                                        "rate_clock": "per_episode",
                                         "no_questionnaire_request": "not_entitled"}
     assert "would be 60000000 × 0.25% × 16/360" in basis["arithmetic"]
     # a holder that delivered without being asked is entitled under either reading
@@ -117,7 +118,7 @@ def test_window_breach_report_only_accrues_nothing():
     assert [(b["kind"], b["first_day"], b["days"]) for b in alt["suspensions"]["breaches"]] == [
         ("window", "2005-05-11", 10)]
     assert alt["suspensions"]["breaches"][0]["basis"]["interpretations"] == {
-        "window_breach": "report_only"}
+        "window_breach": "report_only", "window_material_allowance": "period"}
     assert alt["registration"]["defaults"] == []
     assert alt["additional_interest"]["payments"] == []
 

@@ -54,7 +54,9 @@ AMOUNT_1 = f"{PAY_1}.amounts.{LEHMAN}"
 #: The interpretations a test below switches (SPEC §6 and any added since).
 COVERED = {"default_date", "rate_after_second_anniversary", "overlapping_defaults",
            "conversion_forfeits", "no_questionnaire_request", "questionnaire_deadline",
-           "window_breach", "default_after_effectiveness_period", "trueup_dividends"}
+           "window_breach", "default_after_effectiveness_period", "trueup_dividends",
+           "questionnaire_entitlement_judged_on", "registered_securities",
+           "window_material_allowance", "rate_clock"}
 
 
 def _reading(name):
@@ -182,6 +184,52 @@ def test_trueup_dividends():
     # the reading adds nothing (no dividend term or event), and the report says so
     baseline, scenario = rows(result)["true_up.notes"]
     assert baseline == [] and "to_vesting_date" in scenario[0]
+
+
+def test_questionnaire_entitlement_judged_on():
+    events = rra(*EX1, ev("QuestionnaireRequested", "2004-12-20", holders=[LEHMAN]))
+    result = switched(events, "2005-02-01",
+                      **{_reading("questionnaire_entitlement_judged_on"): "record_date"})
+    # the form's deadline 2004-12-20 + 20 days = 2005-01-09, no delivery: passed before the
+    # Interest Payment Date 01-15 (nothing), not before the record date 01-01 (16 days)
+    assert rows(result)[AMOUNT_1] == ("0.00", money(P * Decimal("0.0025") * 16 / 360))
+
+
+def test_registered_securities():
+    events = build([opened(), ev("NotesIssued", "2004-06-30", holder="A", principal="30000000"),
+                    ev("NotesIssued", "2004-06-30", holder="B", principal="30000000"),
+                    *EFFECTIVE, ev("QuestionnaireDelivered", "2004-09-01", holder="A"),
+                    ev("NotesTransferred", "2005-03-01", from_holder="A", to_holder="C",
+                       principal="30000000", under_shelf=True)])
+    result = switched(events, "2005-08-01",
+                      **{_reading("registered_securities"): "named_selling_holders"})
+    # all_notes: B still holds TRS, (x) 2006-10-01; named: only A was named and sold all
+    assert rows(result)["registration.effectiveness_period_end"] == ("2006-10-01",
+                                                                     "2005-03-01")
+
+
+def test_window_material_allowance():
+    events = rra(*EFFECTIVE, ev("SuspensionStarted", "2005-03-01", material_transaction=True),
+                 ev("SuspensionEnded", "2005-03-31"),
+                 ev("SuspensionStarted", "2005-04-10", material_transaction=False),
+                 ev("SuspensionEnded", "2005-05-05"))
+    result = switched(events, "2005-08-01",
+                      **{_reading("window_material_allowance"): "any_in_window"})
+    # 30 + 16 = 46 > 45 on 04-25; (iii) after 5 Business Days: 05-03, 05-04 (2 days);
+    # any_in_window: 60 in 90, at most 55: nothing
+    baseline, scenario = rows(result)["additional_interest.payments[payment_date=2005-07-15]"]
+    assert baseline["amounts"] == {LEHMAN: money(P * Decimal("0.0025") * 2 / 360)}
+    assert scenario is None
+
+
+def test_rate_clock():
+    events = rra(*EX1, ev("ShelfUnusable", "2005-03-01", reason="other"),
+                 ev("ShelfUsable", "2005-07-01", cure="exchange_act_report"))
+    result = switched(events, "2005-08-01", **{_reading("rate_clock"): "once_per_deal"})
+    # 60M x (0.0025 x 88 + 0.01 x 24)/360 vs 60M x (0.0025 x 72 + 0.01 x 40)/360
+    july = f"additional_interest.payments[payment_date=2005-07-15].amounts.{LEHMAN}"
+    assert rows(result)[july] == (money(P * Decimal("0.46") / 360),
+                                  money(P * Decimal("0.58") / 360)) == ("76666.67", "96666.67")
 
 
 def test_every_interpretation_has_a_what_if_test():

@@ -92,7 +92,12 @@ def trustee_notices(defaults: Sequence[RegistrationDefault], events: Sequence[Ev
     TrusteeNotified on or after the default date about it (or about nothing named)."""
     n = terms.trustee_notice_business_days
     out = []
+    seen: set[tuple] = set()
     for d in defaults:
+        key = (d.kind, d.default_date, d.events)
+        if key in seen:   # one default resumed after a permitted Suspension Period
+            continue
+        seen.add(key)
         due = calendar.add_business_days(d.default_date, n)
         out.append(_oblige(f"notify the Trustee of Registration Default {d.kind} "
                            f"(default date {d.default_date})", "RRA §3(b)", due,

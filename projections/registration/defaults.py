@@ -12,9 +12,9 @@ last compliant day has not passed on ``as_of`` has not occurred.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from ledger.calendar import BusinessCalendar
 from ledger.terms import RegistrationTerms
@@ -22,7 +22,7 @@ from projections.basis import Basis
 
 from .clock import ONE_DAY
 from .shelf import Shelf
-from .suspensions import Breach
+from .suspensions import Breach, SuspensionPeriod
 
 ORDER = {"(i)": 1, "(ii)": 2, "(iii)": 3, "(iv)(A)": 4, "(iv)(B)": 5}
 
@@ -97,14 +97,54 @@ def deadline_defaults(shelf: Shelf, terms: RegistrationTerms, opened: str,
     return out
 
 
+def permitted_suspension(periods: Sequence[SuspensionPeriod], found: Sequence[Breach],
+                         as_of: date) -> list[tuple[date, date]]:
+    """The days ``[start, end)`` of each Suspension Period that the Company had the right
+    to suspend (RRA §4(b)(i)): from its start to its first day beyond any limit (its own
+    45 (60) days, 45 (60) in any 90-day window, 90 in any 360-day window), as known on
+    ``as_of``."""
+    out = []
+    for p in periods:
+        end = min([p.stop(as_of), *(b.first_day for b in found if b.period is p)])
+        if p.start < end:
+            out.append((p.start, end))
+    return sorted(out)
+
+
+def _uncovered(start: date, end: date | None, covered: Sequence[tuple[date, date]]
+               ) -> list[tuple[date, date | None]]:
+    """``[start, end)`` (``end`` None: open) less the ``covered`` ranges (sorted)."""
+    if end is not None and start >= end:
+        return []
+    out: list[tuple[date, date | None]] = []
+    at: date | None = start
+    for lo, hi in covered:
+        if at is None or (end is not None and lo >= end):
+            break
+        if hi <= at:
+            continue
+        if lo > at:
+            out.append((at, lo if end is None else min(lo, end)))
+        at = hi if end is None or hi < end else None
+    if at is not None and (end is None or at < end):
+        out.append((at, end))
+    return out
+
+
 def unusable_defaults(shelf: Shelf, terms: RegistrationTerms, calendar: BusinessCalendar,
-                      readings: Mapping[str, str], as_of: date | None = None
+                      readings: Mapping[str, str], as_of: date | None = None,
+                      permitted: Sequence[tuple[date, date]] = ()
                       ) -> tuple[list[RegistrationDefault], list[str]]:
-    """RRA §3(a)(iii): "the Shelf Registration Statement is filed and declared effective
-    but, during the Effectiveness Period, shall thereafter cease to be effective or fail
-    to be usable for its intended purpose without such disability being cured within five
-    Business Days": last compliant day = the 5th Business Day after it became unusable;
-    cured on the ShelfUsable date."""
+    """RRA §3(a)(iii): "except as provided in Section 4(b)(i), the Shelf Registration
+    Statement is filed and declared effective but, during the Effectiveness Period, shall
+    thereafter cease to be effective or fail to be usable for its intended purpose without
+    such disability being cured within five Business Days": last compliant day = the 5th
+    Business Day after it became unusable; cured on the ShelfUsable date.
+
+    "Except as provided in Section 4(b)(i)" (SPEC §4.3): the days of a ``permitted``
+    Suspension Period are not default (iii); the five Business Days count from the first
+    unusable day not so covered, and the default's accrual skips the covered days (one
+    default listed per run of accruing days). A span wholly covered is no default."""
     out, problems = [], []
     n = terms.cure_business_days
     for span in shelf.unusable:
@@ -112,25 +152,44 @@ def unusable_defaults(shelf: Shelf, terms: RegistrationTerms, calendar: Business
             problems.append(f"ShelfUnusable {span.events[0]} on {span.start} is outside the "
                             f"Effectiveness Period: not a Registration Default (RRA §3(a)(iii))")
             continue
-        last = calendar.add_business_days(span.start, n)
-        out.append(_make("(iii)", "RRA §3(a)(iii)", last, span.end, span.events,
-                         f"the shelf ceased to be effective or usable ({span.reason}) and was "
-                         f"not cured within {n} Business Days",
-                         f"unusable from {span.start}; {n} Business Days after = {last}",
-                         readings, period_end=shelf.period_end, as_of=as_of))
+        pieces = _uncovered(span.start, span.end, permitted)
+        if not pieces:
+            continue
+        first = pieces[0][0]
+        covered = "" if first == span.start else (
+            f"; {span.start} to {first - ONE_DAY} inside a permitted Suspension Period "
+            f"(RRA §4(b)(i))")
+        last = calendar.add_business_days(first, n)
+        whole = _make("(iii)", "RRA §3(a)(iii)", last, span.end, span.events,
+                      f"the shelf ceased to be effective or usable ({span.reason}) and was "
+                      f"not cured within {n} Business Days",
+                      f"unusable from {span.start}{covered}; {n} Business Days after "
+                      f"{first} = {last}",
+                      readings, period_end=shelf.period_end, as_of=as_of)
+        if first == span.start and len(pieces) == 1:
+            out.append(whole)
+            continue
+        runs = _uncovered(whole.accrual_from, whole.accrual_until, [
+            (lo, hi) for lo, hi in permitted if hi > whole.accrual_from])
+        for lo, hi in runs:
+            if as_of is not None and lo > as_of:
+                continue
+            out.append(replace(
+                whole, accrual_from=lo, accrual_until=hi,
+                stopped_by=(whole.stopped_by if hi == whole.accrual_until
+                            else "permitted_suspension"),
+                interpretations=whole.interpretations,
+                arithmetic=(f"{whole.arithmetic}; accrues {lo} to {hi or 'the cure'} "
+                            f"(exclusive), outside permitted Suspension Periods")))
     return out, problems
 
 
 def suspension_defaults(found: Sequence[Breach], shelf: Shelf, terms: RegistrationTerms,
                         calendar: BusinessCalendar, readings: Mapping[str, str],
                         as_of: date | None = None) -> list[RegistrationDefault]:
-    """RRA §3(a)(iv)(A) and (B) from the breaches of the suspension limits; and, with
-    interpretation ``window_breach=usability_default``, a default (iii) for suspended days
-    beyond the 45 (60)-in-90 right (RRA §4(b)(i)): the shelf is then unusable outside a
-    permitted suspension from the first such day, with the five Business Days of §3(a)(iii)
-    to cure; it ends when the period ends or when its own 45th (60th) day has passed and
-    default (iv)(A) takes over (known only once that day has passed on ``as_of``: before
-    it, the default still runs)."""
+    """RRA §3(a)(iv)(A) and (B) from the breaches of the suspension limits; and, for
+    suspended days beyond the 45 (60)-in-90 right (RRA §4(b)(i)), the default that
+    interpretation ``window_breach`` reads into them (:func:`_window_default`)."""
     out = []
     for b in found:
         p = b.period
@@ -144,32 +203,68 @@ def suspension_defaults(found: Sequence[Breach], shelf: Shelf, terms: Registrati
                              b.rule, f"{b.limit} suspended days in the {b.window} days ending "
                              f"{b.first_day - ONE_DAY}; more on {b.first_day}",
                              readings, period_end=shelf.period_end, as_of=as_of))
-        elif readings["window_breach"] == "usability_default":
-            last = calendar.add_business_days(b.first_day, terms.cure_business_days)
-            own_end = p.start + ONE_DAY * p.limit(terms.suspension_limits)
-            cure = p.end if p.end is not None and p.end <= own_end else None
-            taken_over = (own_end if cure is None and (as_of is None or own_end <= as_of)
-                          else None)
-            out.append(_make("(iii)", "RRA §3(a)(iii), §4(b)(i)", last, cure, b.events,
-                             f"{b.rule}: the shelf is unusable outside a permitted suspension "
-                             f"and not cured within {terms.cure_business_days} Business Days",
-                             f"first day beyond the right {b.first_day}; "
-                             f"{terms.cure_business_days} Business Days after = {last}",
-                             readings, period_end=shelf.period_end, superseded=taken_over,
-                             extra=("window_breach",), as_of=as_of))
+        elif readings["window_breach"] in ("usability_default", "suspension_default"):
+            out.append(_window_default(b, shelf, terms, calendar, readings, as_of))
     return out
+
+
+def _window_default(b: Breach, shelf: Shelf, terms: RegistrationTerms,
+                    calendar: BusinessCalendar, readings: Mapping[str, str],
+                    as_of: date | None) -> RegistrationDefault:
+    """Suspended days beyond the 45 (60)-in-90 right (RRA §4(b)(i)), each period within
+    its own limit. ``window_breach=usability_default``: the shelf is unusable outside a
+    permitted suspension from the first such day, a default (iii) once the five Business
+    Days of §3(a)(iii) have passed; ``suspension_default``: default (iv)(A) at once, the
+    first such day being the first day of breach (no grace).
+
+    The default ends when the period ends, or hands over to the period's own default
+    (iv)(A) on that default's first accrual day (its 46th (61st) day, a day later with
+    ``default_date=first_breach_day``, so that the two readings leave no day uncovered
+    between them); the hand-over is known only once that day has passed on ``as_of``
+    (before it, the default still runs)."""
+    p = b.period
+    own_end = p.start + ONE_DAY * p.limit(terms.suspension_limits)   # its 46th (61st) day
+    handover = _make("(iv)(A)", "", own_end - ONE_DAY, None, (), "", "", readings).accrual_from
+    cure = p.end if p.end is not None and p.end <= own_end else None
+    taken_over = (handover if cure is None and (as_of is None or handover <= as_of)
+                  else None)
+    if readings["window_breach"] == "suspension_default":
+        return _make("(iv)(A)", "RRA §3(a)(iv)(A), §4(b)(i)", b.first_day - ONE_DAY, cure,
+                     b.events, f"{b.rule}: the suspension exceeds the Company's right to "
+                     f"suspend, a Registration Default at once",
+                     f"first day beyond the right {b.first_day}; the last day within it "
+                     f"{b.first_day - ONE_DAY}", readings, period_end=shelf.period_end,
+                     superseded=taken_over, extra=("window_breach",), as_of=as_of)
+    last = calendar.add_business_days(b.first_day, terms.cure_business_days)
+    return _make("(iii)", "RRA §3(a)(iii), §4(b)(i)", last, cure, b.events,
+                 f"{b.rule}: the shelf is unusable outside a permitted suspension "
+                 f"and not cured within {terms.cure_business_days} Business Days",
+                 f"first day beyond the right {b.first_day}; "
+                 f"{terms.cure_business_days} Business Days after = {last}",
+                 readings, period_end=shelf.period_end, superseded=taken_over,
+                 extra=("window_breach",), as_of=as_of)
 
 
 def registration_defaults(shelf: Shelf, found: Sequence[Breach], terms: RegistrationTerms,
                           calendar: BusinessCalendar, opened: str, as_of: date,
-                          readings: Mapping[str, str]
+                          readings: Mapping[str, str],
+                          periods: Sequence[SuspensionPeriod] = (),
+                          seq_of: Callable[[str], int] | None = None
                           ) -> tuple[list[RegistrationDefault], list[str]]:
     """Every Registration Default that has occurred by ``as_of`` (its last compliant day
-    has passed) and accrues at least one day, in order of accrual."""
-    unusable, problems = unusable_defaults(shelf, terms, calendar, readings, as_of)
+    has passed) and accrues at least one day, in order of accrual. ``periods``: the
+    Suspension Periods, whose permitted days are no default (iii) (RRA §3(a)(iii) "except
+    as provided in Section 4(b)(i)"). ``seq_of``: an event id's place in the log, for
+    ties (SPEC §1)."""
+    unusable, problems = unusable_defaults(shelf, terms, calendar, readings, as_of,
+                                           permitted_suspension(periods, found, as_of))
     every = (deadline_defaults(shelf, terms, opened, readings) + unusable
              + suspension_defaults(found, shelf, terms, calendar, readings, as_of))
     listed = [d for d in every if as_of > d.last_compliant_day
               and (d.accrual_until is None or d.accrual_from < d.accrual_until)]
-    listed.sort(key=lambda d: (d.accrual_from, ORDER[d.kind], d.events))
+    # SPEC §1: a tie is broken by the order the events were recorded (their seq), never
+    # by their content (ids are UUIDs in the store)
+    position = seq_of if seq_of is not None else (lambda i: 0)
+    listed.sort(key=lambda d: (d.accrual_from, ORDER[d.kind],
+                               tuple(position(i) for i in d.events)))
     return listed, problems

@@ -31,7 +31,7 @@ from .questionnaire import QUESTIONNAIRE_EVENTS, Questionnaires, read_questionna
 from .rates import Episode, RateSegment, episodes, rate_segments
 from .readings import in_force
 from .schedule import interest_periods
-from .shelf import SHELF_EVENTS, Shelf, read_shelf
+from .shelf import SHELF_EVENTS, Shelf, named_selling_holders_end, read_shelf
 from .suspensions import (SUSPENSION_EVENTS, Breach, SuspensionPeriod, breaches,
                           read_suspensions)
 
@@ -80,15 +80,25 @@ def compute(timeline: Timeline, interpretations: Mapping[str, str]) -> Registrat
     periods = list(interest_periods(terms, cal, as_of))
     questionnaire_events = of(*QUESTIONNAIRE_EVENTS)
     days = {p.record_date for p in periods} | {as_of} | {e.date for e in questionnaire_events}
-    holdings = build_holdings(of(*POSITION_EVENTS), days)
+    position_events = of(*POSITION_EVENTS)
+    named = readings["registered_securities"] == "named_selling_holders"
+    named_days = ({e.date for e in position_events} | {e.date for e in of("ShelfEffective")}
+                  if named else set())
+    holdings = build_holdings(position_events, days | named_days)
     quest = read_questionnaires(questionnaire_events, terms, cal,
                                 lambda d: holdings.at(d).holders_of_trs(),
                                 readings["questionnaire_deadline"])
     shelf = read_shelf(of(*SHELF_EVENTS), terms, holdings)
-    suspensions, s_problems = read_suspensions(of(*SUSPENSION_EVENTS), terms.suspension_limits)
-    found = breaches(suspensions, terms.suspension_limits, as_of)
+    if named:   # interpretation registered_securities (RRA §2(a)(iii)(y))
+        shelf = named_selling_holders_end(shelf, holdings, quest, of(*AMENDMENT_EVENTS),
+                                          sorted(named_days))
+    suspensions, s_problems = read_suspensions(of(*SUSPENSION_EVENTS), terms.suspension_limits,
+                                               shelf.in_effectiveness_period)
+    found = breaches(suspensions, terms.suspension_limits, as_of,
+                     readings["window_material_allowance"])
     defaults, d_problems = registration_defaults(shelf, found, terms, cal, timeline.opened.id,
-                                                 as_of, readings)
+                                                 as_of, readings, suspensions,
+                                                 lambda i: timeline.by_id[i].seq)
     segments = rate_segments(defaults, cutoff, terms, readings)
     accrual = Accrual(rate_runs(segments), terms.day_count)
     pays, p_problems = payments(periods, of(*PAYMENT_EVENTS), accrual, holdings, quest,

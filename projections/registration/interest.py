@@ -10,10 +10,12 @@ the principal it holds on the record date", for the days on which those Notes we
 Transfer Restricted Securities in a Registration Default: Notes sold under the shelf stop
 accruing on the sale day and what they accrued before survives (RRA §3(b), last
 paragraph); converted Notes earn nothing after conversion (RRA §3(a)) and, with
-interpretation ``conversion_forfeits=unpaid``, lose what they accrued but was not paid
-before conversion; with ``future_only`` the converting Holder is paid for the days before
-conversion. Retired Notes (redeemed, repurchased, cancelled, matured) stop accruing when
-retired, and what they accrued survives to the Holder who held them then (RRA §3(b)).
+interpretation ``conversion_forfeits=unpaid``, Notes converted before an Interest Payment
+Date get nothing on it (for its whole period); ``all_unpaid`` also loses what fell due
+before the conversion and was still unpaid on its day; with ``future_only`` the
+converting Holder is paid for the days before conversion. Retired Notes (redeemed,
+repurchased, cancelled, matured) stop accruing when retired, and what they accrued
+survives to the Holder who held them then (RRA §3(b)).
 
 Accrual "to as_of" is inclusive: the days counted end with ``as_of`` itself (the cutoff
 is the day after ``as_of``), as an event dated ``as_of`` counts.
@@ -68,6 +70,10 @@ class HolderAmount(NamedTuple):
     entitlement: Entitlement
     events: tuple[str, ...]
     ended: bool
+    # conversion_forfeits=all_unpaid: the exact amount before the unpaid part on Notes
+    # converted later was lost (num / den is then what is left); 0 when nothing was lost
+    before_num: int = 0
+    before_den: int = 1
 
     @property
     def exact(self) -> Fraction:
@@ -163,7 +169,12 @@ def holder_amounts(period: InterestPeriod, cutoff: date, accrual: Accrual,
     forfeits = readings["conversion_forfeits"]
     no_request = readings["no_questionnaire_request"]
     last_day = min(period.end, cutoff)
-    judged_on = min(period.record_date, cutoff)   # a deadline after as_of has not passed
+    # RRA §3(a) last paragraph, interpretation questionnaire_entitlement_judged_on: on the
+    # Interest Payment Date (default) or the record date; a deadline after as_of has not
+    # passed
+    judged_on = min(period.payment_date
+                    if readings["questionnaire_entitlement_judged_on"] == "payment_date"
+                    else period.record_date, cutoff)
     factor = accrual.factor
     out: dict[str, HolderAmount] = {}
     if last_day <= period.start or factor(period.start, last_day)[0] is None:
@@ -207,6 +218,28 @@ def holder_amounts(period: InterestPeriod, cutoff: date, accrual: Accrual,
     return out
 
 
+def converted_later(period: InterestPeriod, holder: str, cutoff: date, accrual: Accrual,
+                    holdings: Holdings) -> list[tuple[date, Fraction, tuple[date, date], Decimal]]:
+    """The part of ``holder``'s exact amount for ``period`` earned by Notes it held on the
+    record date and converted on or after the payment day (``conversion_forfeits=
+    all_unpaid``): per such lot, its conversion day, its exact amount, its window and
+    principal."""
+    snap = holdings.at(period.record_date)
+    last_day = min(period.end, cutoff)
+    out = []
+    for lot in snap.held.get(holder, ((), ()))[0]:
+        for q, leaf in fates(lot, snap.mark):
+            if leaf.converted_on is None or leaf.converted_on < period.paid_on:
+                continue
+            lo = max(period.start, leaf.issued_on)
+            end = leaf.trs_end
+            hi = last_day if end is None or end > last_day else end
+            f = accrual.factor(lo, hi)[0] if lo < hi else None
+            if f is not None:
+                out.append((leaf.converted_on, Fraction(cents(q)) * f / 100, (lo, hi), q))
+    return out
+
+
 def amount_arithmetic(a: HolderAmount, accrual: Accrual) -> str:
     """One Holder's amount as a sum written out (before the rounding): principal ×
     rate × day-count fraction per sub-period, and what conversion forfeited."""
@@ -214,6 +247,11 @@ def amount_arithmetic(a: HolderAmount, accrual: Accrual) -> str:
     for (lo, hi), q in a.steps:
         text = accrual.factor(lo, hi)[1]
         texts.append(f"{plain(q)} × ({text})" if " + " in text else f"{plain(q)} × {text}")
+    if a.before_num:
+        before = exact_ratio(a.before_num, a.before_den)
+        return (f"{' + '.join(texts)} = {before}; {before} less the part unpaid on the day "
+                f"its Notes were converted (conversion_forfeits=all_unpaid) = "
+                f"{exact_ratio(a.num, a.den)}")
     texts += [f"0 ({plain(q)} converted before payment: forfeited)" for _, q in a.forfeited]
     return f"{' + '.join(texts)} = {exact_ratio(a.num, a.den)}"
 

@@ -4,7 +4,11 @@ paid (``AdditionalInterestPaid``) and the status (SPEC §4.4 "Payment").
 Statuses: ``accruing`` (the period has days after ``as_of``); for an ended period,
 ``paid`` (every Holder paid exactly what it is owed), ``due`` (nothing paid yet),
 ``underpaid`` (something paid, some Holder short), ``overpaid`` (no Holder short, some
-Holder paid more). ``late`` is true when a Holder is short after the payable day.
+Holder paid more), ``nothing_owed`` (nothing owed to anyone and nothing paid). ``late``
+is true when a Holder is short after the payable day.
+
+Each Holder also has its own status (``holder_status``), judged on its own amount and
+its own payments only: a Holder paid in full is ``paid`` even when another is short.
 """
 
 from __future__ import annotations
@@ -12,13 +16,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
+from fractions import Fraction
 from typing import Mapping, Sequence
 
 from ledger.events import Event
 
 from .clock import ONE_DAY
 from .holdings import Holdings
-from .interest import Accrual, HolderAmount, holder_amounts
+from .interest import Accrual, HolderAmount, converted_later, holder_amounts
+from .money import round_ratio
 from .questionnaire import Questionnaires
 from .schedule import InterestPeriod
 
@@ -35,6 +41,7 @@ class Payment:
     paid_events: tuple[str, ...]
     status: str
     late: bool
+    statuses: Mapping[str, str]           # each Holder's own status (holder_status)
 
     @property
     def total(self) -> Decimal:
@@ -50,9 +57,23 @@ def paid_by_date(events: Sequence[Event]) -> dict[date, list[Event]]:
     return out
 
 
+def holder_status(owed: Decimal, paid: Decimal, ended: bool) -> str:
+    """SPEC §4.4, for one Holder on one payment date: accruing (the period has not
+    ended), nothing_owed (owed 0, paid 0), due (owed, nothing paid), underpaid, paid
+    (exactly what is owed), overpaid."""
+    if not ended:
+        return "accruing"
+    if paid == owed:
+        return "paid" if owed else "nothing_owed"
+    if paid > owed:
+        return "overpaid"
+    return "underpaid" if paid > 0 else "due"
+
+
 def status(amounts: Mapping[str, HolderAmount], paid: Mapping[str, Decimal], ended: bool,
            paid_on: date, as_of: date) -> tuple[str, bool]:
-    """SPEC §4.4: accruing, due, paid, underpaid or overpaid; and whether late."""
+    """SPEC §4.4: accruing, due, paid, underpaid, overpaid or nothing_owed for the whole
+    date; and whether late."""
     owed = {h: a.amount for h, a in amounts.items()}
     short = any(paid.get(h, Decimal(0)) < v for h, v in owed.items())
     over = any(v > owed.get(h, Decimal(0)) for h, v in paid.items())
@@ -61,7 +82,37 @@ def status(amounts: Mapping[str, HolderAmount], paid: Mapping[str, Decimal], end
         return "accruing", False
     if short:
         return ("underpaid" if any(v > 0 for v in paid.values()) else "due"), late
+    if not over and not any(owed.values()) and not any(paid.values()):
+        return "nothing_owed", False
     return ("overpaid" if over else "paid"), False
+
+
+def unpaid_forfeit(a: HolderAmount, period: InterestPeriod, paid_events: Sequence[Event],
+                   cutoff: date, accrual: Accrual, holdings: Holdings) -> HolderAmount:
+    """``conversion_forfeits=all_unpaid`` (RRA §3(a) "No Additional Interest shall be
+    payable on any Notes that have been converted"): an amount that fell due before the
+    Notes were converted and was still unpaid on the conversion day is lost; what was
+    paid by then stays paid. The unpaid part is shared pro rata between the converted
+    Notes and the rest: lost = (owed - paid by the conversion day) x converted part /
+    owed, exact, then the Holder's amount is rounded once."""
+    if not a.entitlement.entitled or a.amount == 0:
+        return a
+    later = converted_later(period, a.holder, cutoff, accrual, holdings)
+    if not later:
+        return a
+    owed = a.exact
+    lost = Fraction(0)
+    for on, part, _, _ in later:
+        paid = sum((Fraction(e.data["amount"]) for e in paid_events
+                    if e.data["holder"] == a.holder and e.date <= on), Fraction(0))
+        if paid < owed:
+            lost += (owed - paid) * part / owed
+    if not lost:
+        return a
+    left = owed - lost
+    return a._replace(num=left.numerator, den=left.denominator,
+                      amount=round_ratio(left.numerator, left.denominator),
+                      before_num=a.num, before_den=a.den)
 
 
 def payments(periods: Sequence[InterestPeriod], events: Sequence[Event], accrual: Accrual,
@@ -78,14 +129,20 @@ def payments(periods: Sequence[InterestPeriod], events: Sequence[Event], accrual
             by_date.get(period.paid_on, []) if period.paid_on != period.payment_date else [])
         if not amounts and not paid_events:
             continue
+        if readings["conversion_forfeits"] == "all_unpaid":
+            amounts = {h: unpaid_forfeit(a, period, paid_events, cutoff, accrual, holdings)
+                       for h, a in amounts.items()}
         used.update({period.payment_date, period.paid_on})
         paid: dict[str, Decimal] = {}
         for e in paid_events:
             paid[e.data["holder"]] = paid.get(e.data["holder"], Decimal(0)) + e.data["amount"]
         ended = cutoff >= period.end
         st, late = status(amounts, paid, ended, period.paid_on, as_of)
+        statuses = {h: holder_status(amounts[h].amount if h in amounts else Decimal(0),
+                                     paid.get(h, Decimal(0)), ended)
+                    for h in sorted(set(amounts) | set(paid))}
         out.append(Payment(period, min(period.end, cutoff) - ONE_DAY, amounts, paid,
-                           tuple(e.id for e in paid_events), st, late))
+                           tuple(e.id for e in paid_events), st, late, statuses))
     problems = [f"AdditionalInterestPaid {e.id}: no interest period up to {as_of} has "
                 f"Interest Payment Date {d}" for d, es in by_date.items() if d not in used
                 for e in es]

@@ -29,7 +29,7 @@ from ledger.terms import RegistrationTerms
 
 CLAUSE = "RRA §2(b), §4(d)"
 ENTITLEMENT_CLAUSE = "RRA §3(a) (last paragraph), §2(b)"
-DEADLINE_READING = ("questionnaire_deadline",)
+DEADLINE_READING = ("questionnaire_deadline", "questionnaire_entitlement_judged_on")
 #: the event types ``read_questionnaires`` reads
 QUESTIONNAIRE_EVENTS = ("QuestionnaireRequested", "QuestionnaireDelivered")
 
@@ -49,6 +49,7 @@ class Delivery:
     holder: str
     on: date
     event: str
+    seq: int = 0              # its place in the log: same-day ties (SPEC §1)
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,7 @@ class Questionnaires:
                             None)
                 if late is not None and late.event not in out:
                     out[late.event] = (late, r)
-        return sorted(out.values(), key=lambda pair: (pair[0].on, pair[0].event))
+        return sorted(out.values(), key=lambda pair: (pair[0].on, pair[0].seq))
 
 
 def read_questionnaires(events: Sequence[Event], terms: RegistrationTerms,
@@ -151,7 +152,7 @@ def read_questionnaires(events: Sequence[Event], terms: RegistrationTerms,
                                     everyone))
         elif e.type == "QuestionnaireDelivered":
             deliveries.setdefault(e.data["holder"], []).append(
-                Delivery(e.data["holder"], e.date, e.id))
+                Delivery(e.data["holder"], e.date, e.id, e.seq))
     by_holder: dict[str, list[Request]] = {}
     for r in requests:
         for h in r.holders:

@@ -13,7 +13,9 @@ Notes, the accrual of Additional Interest with respect to such Notes shall cease
 Interpretation ``overlapping_defaults``: ``episode`` runs one rate clock per continuous
 run of overlapping or adjacent defaults; ``additive`` gives each default its own clock and
 adds the rates. Interpretation ``rate_after_second_anniversary`` decides whether an
-episode's first 90 days stay at 0.25% after the second anniversary.
+episode's first 90 days stay at 0.25% after the second anniversary; ``rate_clock``
+whether each episode (``per_episode``) or only the deal's first 90 days of default
+(``once_per_deal``) are at 0.25%.
 """
 
 from __future__ import annotations
@@ -103,7 +105,7 @@ def rate_segments(defaults: Sequence[RegistrationDefault], cutoff: date,
     """The accrual days cut where the rate or the set of defaults changes."""
     reading = readings["rate_after_second_anniversary"]
     eps = episodes(defaults, cutoff)
-    interps = ("overlapping_defaults", "rate_after_second_anniversary")
+    interps = ("overlapping_defaults", "rate_after_second_anniversary", "rate_clock")
     out: list[RateSegment] = []
 
     def pieces(start: date, end: date, clock: date, episode: int, active: Sequence[int]):
@@ -113,11 +115,19 @@ def rate_segments(defaults: Sequence[RegistrationDefault], cutoff: date,
             out.append(RateSegment(a, b, rate, episode, clock, tuple(active), clause, rule,
                                    interps))
 
+    once = readings["rate_clock"] == "once_per_deal"
+    used = timedelta(0)        # default days of the earlier episodes (rate_clock)
     for ep in eps:
+        # interpretation rate_clock: per_episode, day 1 is the episode's first day;
+        # once_per_deal, the clock continues from the earlier episodes' default days, so
+        # that only the deal's first 90 days of default are at 0.25% (RRA §3(a)(i) "the
+        # first 90-day period during which a Registration Default shall have occurred")
+        shift = used if once else timedelta(0)
+        used += ep.end - ep.start
         if readings["overlapping_defaults"] == "additive":
             for i in ep.defaults:
                 pieces(defaults[i].accrual_from, defaults[i].accrual_end(cutoff),
-                       defaults[i].accrual_from, ep.number, (i,))
+                       defaults[i].accrual_from - shift, ep.number, (i,))
             continue
         edges = sorted({ep.start, ep.end} | {x for i in ep.defaults for x in (
             defaults[i].accrual_from, defaults[i].accrual_end(cutoff))})
@@ -125,5 +135,5 @@ def rate_segments(defaults: Sequence[RegistrationDefault], cutoff: date,
             active = [i for i in ep.defaults
                       if defaults[i].accrual_from <= a and defaults[i].accrual_end(cutoff) >= b]
             if active:
-                pieces(a, b, ep.start, ep.number, active)
+                pieces(a, b, ep.start - shift, ep.number, active)
     return sorted(out, key=lambda s: (s.start, s.end, s.defaults))

@@ -20,6 +20,10 @@ REGISTRATION_READINGS = (
     "questionnaire_deadline",
     "window_breach",
     "default_after_effectiveness_period",
+    "window_material_allowance",
+    "rate_clock",
+    "questionnaire_entitlement_judged_on",
+    "registered_securities",
 )
 
 

@@ -27,7 +27,8 @@ Shape (keys SPEC §7 names, and more)::
         rate_segments: [{start, end, last_day, rate, episode, episode_days, defaults, basis}],
         payments: [{payment_date, paid_on, record_date, period_start, period_end,
                     accrued_through, amounts {holder: amount}, total, paid {holder: amount},
-                    paid_total, paid_events, status, late, basis {holder: basis}}]
+                    paid_total, paid_events, status, late, statuses {holder: status},
+                    late_holders, basis {holder: basis}}]
     deadlines: [{obligation, clause, due, status, met_on, late_on, holder, events, basis}]
     majority: {matter: {consenting, total, share, majority, holders, excluded, not_holders,
                basis}}
@@ -41,9 +42,10 @@ Interest Payment Date rolled forward); payments actually received are ``paid`` (
 AdditionalInterestPaid). ``in_default`` is true when a listed default accrues on
 ``as_of``. ``share`` is a ratio with six decimals. Deadline ``status``: met, missed
 (``late_on`` when done late), open, or excused (RRA §2(b) provisos). Payment ``status``:
-accruing, due, paid, underpaid, overpaid; ``late`` when a Holder is short after
-``paid_on``. A Holder not entitled (Questionnaire, RRA §3(a)) shows ``"0.00"`` with the
-reason in its basis.
+accruing, due, paid, underpaid, overpaid, nothing_owed for the whole date, and in
+``statuses`` for each Holder on its own amount and payments; ``late`` when a Holder is
+short after ``paid_on`` (``late_holders`` names them). A Holder not entitled
+(Questionnaire, RRA §3(a)) shows ``"0.00"`` with the reason in its basis.
 """
 
 from __future__ import annotations
@@ -143,7 +145,8 @@ def suspensions_json(r: Registration) -> dict[str, Any]:
                       "first_day": iso(b.first_day), "last_day": iso(b.until - ONE_DAY),
                       "days": b.days, "limit": b.limit, "window": b.window,
                       "basis": Basis(b.clause, b.rule, b.events,
-                                     ("window_breach",) if b.kind == "window" else (),
+                                     ("window_breach", "window_material_allowance")
+                                     if b.kind == "window" else (),
                                      f"{b.days} suspended days from {b.first_day} to "
                                      f"{b.until - ONE_DAY} beyond the limit of {b.limit}"
                                      ).to_json(r.readings)}
@@ -267,6 +270,9 @@ def payment_json(r: Registration, pay: Payment, behind: Behind | None = None,
         "paid": {h: money(v) for h, v in sorted(pay.paid.items())},
         "paid_total": money(sum(pay.paid.values(), Decimal(0))),
         "paid_events": list(pay.paid_events), "status": pay.status, "late": pay.late,
+        "statuses": dict(pay.statuses),
+        "late_holders": [h for h, st in pay.statuses.items()
+                         if pay.late and st in ("due", "underpaid")],
         "basis": ({h: behind.amount_json(a) for h, a in pay.amounts.items()} if bases
                   else {}),
     }

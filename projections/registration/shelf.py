@@ -5,7 +5,7 @@ Effectiveness Period, and the spans during which it was not usable (§3(a)(iii))
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from itertools import chain
 from operator import itemgetter
@@ -17,6 +17,7 @@ from projections.basis import Basis
 
 from .clock import anniversary, days_after
 from .holdings import Holdings
+from .questionnaire import Questionnaires
 
 #: the event types ``read_shelf`` reads
 SHELF_EVENTS = ("ShelfFiled", "ShelfEffective", "ShelfUnusable", "ShelfUsable")
@@ -124,3 +125,38 @@ def read_shelf(events: Sequence[Event], terms: RegistrationTerms, holdings: Hold
                   else (None, None))
     return Shelf(filing_deadline(terms), effectiveness_deadline(terms), filed, effective,
                  end, basis, tuple(spans), tuple(problems))
+
+
+def named_selling_holders_end(shelf: Shelf, holdings: Holdings, questionnaires: Questionnaires,
+                              amendments: Sequence[Event], days: Sequence[date]) -> Shelf:
+    """Interpretation ``registered_securities=named_selling_holders`` (RRA §2(a)(iii)(y)
+    "all Transfer Restricted Securities registered under the Shelf Registration
+    Statement"): only the Notes of Holders named in the Prospectus are registered: those
+    who delivered a Questionnaire on or before the effective date, and those an
+    ``AmendmentFiled`` adds. (y) ends the Effectiveness Period on the first of ``days``
+    (position-event days, snapshotted in ``holdings``) at whose end, at least one Holder
+    being named, the named Holders hold no Transfer Restricted Security; the earlier of
+    that and (x), (z) stands."""
+    eff = shelf.effective_on
+    if eff is None:
+        return shelf
+    named = {h for h, ds in questionnaires.deliveries.items() if any(d.on <= eff for d in ds)}
+    added = sorted((e.date, e.id, tuple(e.data["holders_added"])) for e in amendments
+                   if e.type == "AmendmentFiled")
+    ids = [shelf.effective.id]
+    for day in sorted(d for d in days if d >= eff):
+        while added and added[0][0] <= day:
+            named.update(added[0][2])
+            ids.append(added.pop(0)[1])
+        snap = holdings.at(day)
+        if named and all(snap.trs(h) == 0 for h in named):
+            if shelf.period_end is not None and day >= shelf.period_end:
+                return shelf
+            return replace(shelf, period_end=day, period_end_basis=Basis(
+                "RRA §2(a)(iii)(y)", "the Effectiveness Period ends when all Transfer "
+                "Restricted Securities registered under the shelf (those of the Holders "
+                "named in the Prospectus) have been sold under it", tuple(ids),
+                ("registered_securities",),
+                f"the named Holders {', '.join(sorted(named))} hold no TRS at the end of "
+                f"{day}"))
+    return shelf

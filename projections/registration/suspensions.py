@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Sequence
+from typing import Callable, Sequence
 
 from ledger.events import Event
 from ledger.terms import SuspensionLimits
@@ -58,17 +58,35 @@ class SuspensionPeriod:
         return self.start + timedelta(days=self.limit(limits) - 1)
 
 
-def read_suspensions(events: Sequence[Event], limits: SuspensionLimits
+def read_suspensions(events: Sequence[Event], limits: SuspensionLimits,
+                     in_period: Callable[[date], bool] | None = None
                      ) -> tuple[tuple[SuspensionPeriod, ...], tuple[str, ...]]:
     """Pair SuspensionStarted / SuspensionExtended / SuspensionEnded in timeline order.
 
     RRA §4(b)(i) proviso: a SuspensionExtended counts when made while the period is open
     and on or before its 45th day (after that day the Registration Default of §3(a)(iv)(A)
-    has already occurred); a later one is reported as a problem and ignored."""
+    has already occurred); a later one is reported as a problem and ignored.
+
+    SPEC §4.3: a SuspensionStarted outside the Effectiveness Period (``in_period`` false
+    on its date; however the period ended, (x), (y) or (z) of RRA §2(a)(iii)) suspends
+    nothing: the store refuses it, and one in a log written before that rule (or in a
+    what-if) is reported as a problem and ignored with its extension and end."""
     periods: list[SuspensionPeriod] = []
     problems: list[str] = []
     open_: dict | None = None
+    outside = False
     for e in events:
+        if outside and e.type in ("SuspensionExtended", "SuspensionEnded"):
+            if e.type == "SuspensionEnded":
+                outside = False
+            continue
+        if (e.type == "SuspensionStarted" and open_ is None and in_period is not None
+                and not in_period(e.date)):
+            problems.append(f"SuspensionStarted {e.id} on {e.date} is outside the "
+                            f"Effectiveness Period: there is nothing to suspend; ignored "
+                            f"(RRA §2(a)(iii), §4(b)(i))")
+            outside = True
+            continue
         if e.type == "SuspensionStarted":
             if open_ is not None:
                 problems.append(f"SuspensionStarted {e.id}: a Suspension Period is already "
@@ -182,8 +200,35 @@ def _counted(periods: Sequence[SuspensionPeriod], day: date, window: int,
     return tuple(i for p in periods if p.start <= day and p.stop(as_of) > lo for i in p.events)
 
 
+def window_limit_on(periods: Sequence[SuspensionPeriod], day: date,
+                    limits: SuspensionLimits, as_of: date) -> int:
+    """Interpretation ``window_material_allowance=any_in_window``: the 45-in-90 right is
+    60 on ``day`` when any Suspension Period with a day in the 90 days ending on it is
+    material (RRA §4(b)(i) "may extend a Suspension Period from 45 days to 60 days during
+    any 90-day period")."""
+    lo = day - timedelta(days=limits.window_days - 1)
+    material = any(q.material_transaction and q.start <= day and q.stop(as_of) > lo
+                   for q in periods)
+    return limits.window_limit_material if material else limits.window_limit
+
+
+def first_day_over_any(periods: Sequence[SuspensionPeriod], period: SuspensionPeriod,
+                       limits: SuspensionLimits, as_of: date, until: date
+                       ) -> tuple[date | None, int]:
+    """The first day of ``period`` before ``until`` beyond the 90-day right read with
+    ``any_in_window`` (the limit can fall as a material period leaves the window, so the
+    days are walked one by one), and the limit on it."""
+    day, stop = period.start, min(period.stop(as_of), until)
+    while day < stop:
+        limit = window_limit_on(periods, day, limits, as_of)
+        if trailing(periods, day, limits.window_days, as_of) > limit:
+            return day, limit
+        day += ONE_DAY
+    return None, period.window_limit(limits)
+
+
 def breaches(periods: Sequence[SuspensionPeriod], limits: SuspensionLimits,
-             as_of: date) -> list[Breach]:
+             as_of: date, material_allowance: str = "period") -> list[Breach]:
     """Every breach of the suspension limits known on ``as_of``.
 
     * ``single_period``, RRA §3(a)(iv)(A): "prior to or on the 45th or 60th day, as the
@@ -192,7 +237,9 @@ def breaches(periods: Sequence[SuspensionPeriod], limits: SuspensionLimits,
     * ``window``, RRA §4(b)(i): days on which the trailing 90-day window holds more than
       45 (60) suspended days, made up of several periods each within its own limit
       (a single period's days past its own 45th (60th) day are ``single_period``, SPEC
-      §4.3). Interpretation ``window_breach`` decides what they cost (``defaults``).
+      §4.3). Interpretation ``window_breach`` decides what they cost (``defaults``);
+      ``window_material_allowance`` whether the 60-day allowance is the material
+      period's own (``period``) or the window's (``any_in_window``).
     * ``aggregate``, RRA §3(a)(iv)(B): "Suspension Periods exceed an aggregate of 90 days
       in any 360 day period": days on which the trailing 360-day window holds more than
       90 suspended days.
@@ -205,12 +252,15 @@ def breaches(periods: Sequence[SuspensionPeriod], limits: SuspensionLimits,
             out.append(Breach("single_period", "RRA §3(a)(iv)(A)", p, own, stop, p.limit(limits),
                               None, f"a Suspension Period not terminated on or before its "
                                     f"{ordinal(p.limit(limits))} day", p.events))
-        first = first_day_over(periods, p, limits.window_days, p.window_limit(limits), as_of,
-                               until=own)
+        if material_allowance == "any_in_window":
+            first, limit = first_day_over_any(periods, p, limits, as_of, until=own)
+        else:
+            limit = p.window_limit(limits)
+            first = first_day_over(periods, p, limits.window_days, limit, as_of, until=own)
         if first is not None:
             out.append(Breach("window", "RRA §4(b)(i)", p, first, min(stop, own),
-                              p.window_limit(limits), limits.window_days,
-                              f"more than {p.window_limit(limits)} suspended days in a "
+                              limit, limits.window_days,
+                              f"more than {limit} suspended days in a "
                               f"{limits.window_days}-day period",
                               _counted(periods, first, limits.window_days, as_of)))
         first = first_day_over(periods, p, limits.long_window_days, limits.long_window_limit,
