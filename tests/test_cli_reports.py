@@ -105,7 +105,9 @@ SPEC_6 = {"default_date": "last_compliant_day", "rate_after_second_anniversary":
           "overlapping_defaults": "episode", "conversion_forfeits": "unpaid",
           "no_questionnaire_request": "entitled", "questionnaire_deadline": "questionnaire_form",
           "window_breach": "usability_default",
-          "default_after_effectiveness_period": "ends", "trueup_dividends": "frozen"}
+          "default_after_effectiveness_period": "ends", "trueup_dividends": "frozen",
+          "trueup_adjustments": "all", "camden_tranche_order": "earliest_first",
+          "same_day_vesting_and_exercise": "vesting_first"}
 
 
 def test_interpretations_json_lists_spec_6_with_defaults():

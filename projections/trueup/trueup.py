@@ -46,10 +46,11 @@ from fractions import Fraction
 from typing import Mapping
 
 from ..basis import Basis
+from .arithmetic import exact, fraction_text
 from .instruments import Instrument, shares_for, shares_text
 
 CLAUSE = "Letter ¶3"
-INTERPRETATIONS = ("trueup_dividends",)
+INTERPRETATIONS = ("trueup_dividends", "trueup_adjustments", "same_day_vesting_and_exercise")
 READINGS = ("frozen", "to_vesting_date")
 
 
@@ -73,9 +74,9 @@ class Exercise:
 
 @dataclass(frozen=True)
 class Step:
-    """One later vesting's effect on one eligible exercise."""
+    """One later vesting day's effect on one eligible exercise."""
 
-    vesting: str
+    vesting: str               # the first vesting of the day
     date: date
     price: Decimal
     x: int
@@ -83,6 +84,8 @@ class Step:
     owed: int
     earned: int                # cumulative after this vesting
     basis: Basis
+    vestings: tuple[str, ...] = ()        # every vesting of the day (SPEC §5.2)
+    adjustment: Basis | None = None       # the day's P' for the price x uses
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,9 @@ class Account:
     exercise: Exercise
     steps: tuple[Step, ...] = ()
     issues: tuple[tuple[str, int], ...] = ()     # (TrueUpSharesIssued event, shares credited)
+    #: ``trueup_adjustments = camden_only``: the price at the exercise with only the
+    #: Camden adjustments since applied to it (None until the first vesting after it)
+    camden_price: Decimal | None = None
 
     @property
     def issued(self) -> int:
@@ -145,23 +151,39 @@ def rule_text(exercise: Exercise, cutoff: date, interpretations: Mapping[str, st
             f"issued in respect of it; {dividends_reading(exercise.kind, interpretations)}")
 
 
-def at_vesting(account: Account, position: Instrument, vesting: str, day: date,
-               cutoff: date, interpretations: Mapping[str, str]) -> Account:
-    """The true-up a vesting after an eligible exercise earns (Letter ¶3): ``owed = x - y``."""
+def at_vesting(account: Account, position: Instrument, vestings: tuple[str, ...], day: date,
+               cutoff: date, interpretations: Mapping[str, str],
+               price: Decimal | None = None, adjustment: Basis | None = None) -> Account:
+    """The true-up one vesting day after an eligible exercise earns (Letter ¶3): ``owed =
+    x - y``. ``price``: the price ``x`` uses, if not the position's (``camden_only``);
+    ``adjustment``: the basis of that day's ``P'`` for it, shown beside ``x``."""
     ex = account.exercise
-    x = shares_for(position, ex.portion)
+    price = position.price if price is None else price
+    x = shares_for(position, ex.portion, price)
     y = ex.shares_issued + account.issued
     owed = max(0, x - y)
     earned = max(account.earned, x - ex.shares_issued, 0)
     trueups = f" + {account.issued} (true-up shares issued)" if account.issued else ""
-    text = (f"x = {shares_text(position, ex.portion)}; y = {ex.shares_issued}{trueups}"
+    text = (f"x = {shares_text(position, ex.portion, price)}; y = {ex.shares_issued}{trueups}"
             f"{f' = {y}' if trueups else ''}; owed = "
             + (f"{x} - {y} = {owed}" if x >= y else f"max(0, {x} - {y}) = 0"))
+    inputs: dict[str, object] = {"x": x, "y": y, "price": price}
+    if adjustment is not None:
+        inputs |= {k: adjustment.inputs[k] for k in ("A", "B", "C", "P", "P'")
+                   if k in adjustment.inputs}
+    computation = {"operation": "shares", "formula": "x = portion × aggregate / price, "
+                   "rounded down",
+                   "exact": {"portion": fraction_text(ex.portion),
+                             "aggregate": fraction_text(position.aggregate),
+                             "price": fraction_text(exact(price))},
+                   "rounding": {"mode": "down", "decimals": 0}, "result": str(x)}
     basis = Basis(clause=CLAUSE, rule=rule_text(ex, cutoff, interpretations),
-                  events=(ex.event, vesting, *(e for e, _ in account.issues)),
+                  events=(ex.event, *vestings, *(e for e, _ in account.issues)),
                   interpretations=INTERPRETATIONS, arithmetic=text,
-                  inputs={"x": x, "y": y, "price": position.price})
-    step = Step(vesting, day, position.price, x, y, owed, earned, basis)
+                  inputs=inputs, computation=computation,
+                  parts=(adjustment,) if adjustment is not None else ())
+    step = Step(vestings[0], day, price, x, y, owed, earned, basis, tuple(vestings),
+                adjustment)
     return replace(account, steps=account.steps + (step,))
 
 
