@@ -257,38 +257,27 @@ def _settle(name: str, timeline: dict[str, Any], entries: list[Entry],
 
 
 class Batch:
-    """The lines of one batch as timeline entries, so that each line is checked together
-    with the lines recorded after it that take effect before it (SPEC §1,
-    ``ledger.dayorder``: a Camden vesting line before the same-day issuance line; a line
-    dated before an earlier line). ``records`` need type, deal, date, data, seq and id.
-    A suffix minimum per timeline keeps the usual batch (no such line) linear."""
+    """The lines of one batch as timeline entries, so that a line refused on its own is
+    checked again together with the lines recorded after it in the batch, some of which
+    may take effect before it (SPEC §1, ``ledger.dayorder``: a Camden vesting line before
+    the same-day issuance line; a line dated before an earlier line). ``records`` need
+    type, deal, date, data, seq and id. Consulted only when a line would be refused."""
 
     def __init__(self, records: Sequence[dict[str, Any]]):
-        self._groups: dict[tuple[str, str], tuple[list[int], list[Entry], list[tuple]]] = {}
+        self._groups: dict[tuple[str, str], tuple[list[int], list[Entry]]] = {}
         for i, r in enumerate(records):
             for name, e in effects({}, r):
-                idx, entries, _ = self._groups.setdefault((r["deal"], name), ([], [], []))
+                idx, entries = self._groups.setdefault((r["deal"], name), ([], []))
                 idx.append(i)
                 entries.append(e)
-        for idx, entries, least in self._groups.values():
-            low: tuple | None = None
-            for e in reversed(entries):
-                k = _key(e)
-                low = k if low is None or k < low else low
-                least.append(low)
-            least.reverse()
 
-    def ahead(self, index: int, deal: str, name: str, e: Entry) -> list[Entry]:
-        """Entries of ``name`` from lines after ``index`` that sort before ``e``."""
+    def later(self, index: int, deal: str, name: str) -> list[Entry]:
+        """Entries of timeline ``name`` from the lines after line ``index``."""
         found = self._groups.get((deal, name))
         if not found:
             return []
-        idx, entries, least = found
-        pos = bisect_right(idx, index)
-        key = _key(e)
-        if pos == len(idx) or least[pos] >= key:
-            return []
-        return [a for a in entries[pos:] if _key(a) < key]
+        idx, entries = found
+        return entries[bisect_right(idx, index):]
 
 
 def check(state: dict[str, Any], record: dict[str, Any], batch: Batch | None = None,
@@ -339,10 +328,10 @@ def check(state: dict[str, Any], record: dict[str, Any], batch: Batch | None = N
             else:
                 _walk(name, _live(state, timeline["entries"]) + [e], state, new_id=e[2])
         except RuleViolation:
-            # same-batch lines recorded after this one that take effect before it (SPEC
-            # §1, ``ledger.dayorder``): the projection applies them first, so a line they
-            # cure is accepted (a line they break is refused on its own line)
-            ahead = batch.ahead(index, deal, name, e) if batch is not None else []
+            # the lines recorded after this one in the batch: the projection applies
+            # those that sort first before it, so a line they cure (or a pending entry
+            # they cure) is accepted; a line that breaks is refused on its own line
+            ahead = batch.later(index, deal, name) if batch is not None else []
             if not ahead:
                 raise
             live = _live(state, timeline["entries"]) if timeline else []

@@ -85,6 +85,18 @@ class RegistrationTerms(_Terms):
     mail_notice_business_days: int = Field(5, gt=0)
 
 
+class PreferredDividends(_Terms):
+    """The dividend of the "8% Series A Cumulative Convertible Participating Preferred
+    Stock" (Letter ¶2), for the reading ``trueup_dividends = to_vesting_date`` (SPEC §6):
+    ``rate`` percent a year of the stated value, accrued (cumulative, never compounded)
+    by ``day_count``; ``convert_accrued``: accrued and unpaid dividends convert with the
+    stated value. The Certificate of Designations is not in the seeds: these are terms."""
+
+    rate: Decimal = Field(Decimal("8.00"), gt=0, le=100)
+    day_count: Literal["30/360", "ACT/360", "ACT/365F", "ACT/ACT-ISDA"] = "30/360"
+    convert_accrued: bool = True
+
+
 class LetterTerms(_Terms):
     agreement_date: Day
     true_up_cutoff: Day
@@ -93,6 +105,7 @@ class LetterTerms(_Terms):
     price_decimals: int = Field(4, ge=0, le=10)
     warrantholders: list[str] = []
     camden_entities: list[str] = []
+    preferred_dividends: PreferredDividends | None = None
 
 
 TERMS_MODELS: dict[str, type[_Terms]] = {
@@ -159,6 +172,9 @@ LETTER_CLAUSES = {
     "price_decimals": "a term of the deal",
     "warrantholders": "Letter ¶1",
     "camden_entities": "Letter ¶2",
+    "preferred_dividends": "Letter ¶2 (8% Series A Cumulative Convertible Participating "
+                           "Preferred Stock); Certificate of Designations (not in the seeds: "
+                           "a term)",
 }
 
 TEMPLATES: dict[str, dict[str, Any]] = {
@@ -216,6 +232,8 @@ TEMPLATES: dict[str, dict[str, Any]] = {
                 "Cahill Warnock Strategic Partners Fund, L.P.",
                 "Strategic Associates, L.P.",
             ],
+            "preferred_dividends": {"rate": "8.00", "day_count": "30/360",
+                                    "convert_accrued": True},
         },
         "clauses": LETTER_CLAUSES,
     },

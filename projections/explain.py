@@ -889,9 +889,11 @@ def recompute(computation: Mapping[str, Any] | None) -> list[dict[str, Any]]:
         value = min(x["P"], x["camden"])
         expression = f"min({computation['exact']['P']}, {computation['exact']['camden']})"
     elif op == "shares":
-        value = x["portion"] * x["aggregate"] / x["price"]
-        expression = (f"{computation['exact']['portion']} × {computation['exact']['aggregate']}"
-                      f" / {computation['exact']['price']}")
+        extra = x.get("dividends", Fraction(0))
+        value = (x["portion"] * x["aggregate"] + extra) / x["price"]
+        expression = (f"({computation['exact']['portion']} × {computation['exact']['aggregate']}"
+                      f" + {computation['exact'].get('dividends', '0')}) / "
+                      f"{computation['exact']['price']}")
     else:
         return []
     places = int(rounding["decimals"])
@@ -1509,7 +1511,8 @@ def _adjustment(c: _Ctx) -> dict:
 def _vesting(c: _Ctx) -> dict:
     v = c.loc.at(3)
     t = c.report["true_up"]
-    adjustments = [a for a in t.get("adjustments", []) if a["event"] == v["event"]]
+    day = v.get("adjusted_with") or v["event"]   # one adjustment per vesting day (SPEC §5.2)
+    adjustments = [a for a in t.get("adjustments", []) if a["event"] == day]
     return c.node(f"{v['warrants']} Camden Warrants of {v['holder']} vested {v['date']}",
                   clause="Letter ¶2",
                   events=[v["event"], *(tr["issuance"] for tr in v["tranches"])],

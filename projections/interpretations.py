@@ -85,7 +85,9 @@ REGISTRY: dict[str, Interpretation] = {i.name: i for i in (
         "Does a true-up count dividends accrued after the actual conversion?",
         {"frozen": "a true-up counts anti-dilution only, not dividends accrued after the "
                    "actual conversion",
-         "to_vesting_date": "a true-up also counts dividends to the vesting date"}),
+         "to_vesting_date": "for preferred, x also converts the dividends the Shares would "
+                            "have accrued from the conversion to the vesting date (the "
+                            "deal's preferred_dividends terms)"}),
     Interpretation(
         "trueup_adjustments", "all", ("camden_only",), "Letter ¶3",
         "Which adjustments does x, the shares 'after giving effect to all anti-dilution "

@@ -215,3 +215,19 @@ def test_a_wrong_result_in_the_computation_data_is_caught():
                    "rounding": {"mode": "half_up", "decimals": 4}, "result": "2.8502"}
     assert recompute(computation)[0]["ok"] is False
     assert recompute({**computation, "result": "2.8501"})[0]["ok"] is True
+
+
+def test_bad_dividend_terms_are_refused_naming_the_term():
+    import pytest
+
+    from ledger.terms import TEMPLATES, validate_terms
+    from ledger.values import FieldError
+
+    terms = TEMPLATES["infocrossing-letter-2002"]["terms"]
+    for bad, field in (({"rate": "0"}, "terms.preferred_dividends.rate"),
+                       ({"rate": "101"}, "terms.preferred_dividends.rate"),
+                       ({"day_count": "30/365"}, "terms.preferred_dividends.day_count"),
+                       ({"frequency": "quarterly"}, "terms.preferred_dividends.frequency")):
+        with pytest.raises(FieldError) as err:
+            validate_terms("antidilution_deferral", {**terms, "preferred_dividends": bad})
+        assert err.value.field == field

@@ -428,16 +428,35 @@ def test_camden_tranche_order_earliest_first_against_latest_first():
         == 200_000
 
 
-def test_trueup_dividends_to_vesting_date_adds_nothing_and_says_why():
+def test_trueup_dividends_to_vesting_date_converts_the_accrued_dividends():
+    """1,000 Shares, stated value 100.00 (100,000), at 4.00 converted whole on 2002-06-01
+    (25,000 shares); 500,000 vest on 2002-09-01: P' = 3.8810 (test_a_preferred_conversion).
+    The template's preferred_dividends: 8% a year of the stated value, 30/360."""
     objs = preferred_converted_then_vesting()
     frozen = report(objs)
     to_vesting = report(objs, trueup_dividends="to_vesting_date")
     f, v = one(frozen["exercises"], event="e6"), one(to_vesting["exercises"], event="e6")
-    assert f["owed"] == v["owed"]
+    # frozen: x = 100,000 / 3.8810 = 25,766.55… → 25,766; owed 766
+    assert (f["entitled"], f["owed"]) == (25_766, 766)
+    # to_vesting_date: 30/360 days 2002-06-01 → 2002-09-01 = 3 × 30 = 90;
+    # accrued = 100,000 × 8% × 90/360 = 2,000.00;
+    # x = (100,000 + 2,000) / 3.8810 = 26,281.88… → 26,281; owed 26,281 - 25,000 = 1,281
+    assert (v["entitled"], v["owed"]) == (26_281, 1_281)
+    assert v["vestings"][0]["x"] == 26_281
+    assert "(1000 × 100.00 + 2000 accrued dividends) / 3.8810 = 26281" in \
+        v["basis"]["arithmetic"]
     assert v["basis"]["interpretations"]["trueup_dividends"] == "to_vesting_date"
-    assert "no dividend rate" in v["basis"]["rule"]
+    assert "8.00% a year of the stated value, 30/360" in v["basis"]["rule"]
     assert "anti-dilution only" in f["basis"]["rule"]
     assert to_vesting["notes"] and not frozen["notes"]
+    # a deal without dividend terms, or whose accrued dividends do not convert: nothing
+    # is added, and the rule says why
+    for terms, why in ((None, "no preferred_dividends terms"),
+                       ({"rate": "8.00", "day_count": "30/360", "convert_accrued": False},
+                        "do not convert")):
+        other = [opened(DEAL, "infocrossing-letter-2002", preferred_dividends=terms)] + objs[1:]
+        w = one(report(other, trueup_dividends="to_vesting_date")["exercises"], event="e6")
+        assert w["owed"] == 766 and why in w["basis"]["rule"]
     with pytest.raises(ValueError):
         true_up_report(build_timeline(build(objs), date(2010, 1, 1)),
                        {"trueup_dividends": "sometimes"})

@@ -178,9 +178,10 @@ def test_trueup_dividends():
         Decimal("0.0001"), ROUND_HALF_UP)
     x = int(Decimal(100_000) / price)
     assert (price, x) == (Decimal("7.6905"), 13_003)
-    for side in ("baseline", "scenario"):
-        assert result[side]["true_up"]["holders"][db]["owed"] == x - 12_500
-    # the reading adds nothing (no dividend term or event), and the report says so
+    assert result["baseline"]["true_up"]["holders"][db]["owed"] == x - 12_500 == 503
+    # to_vesting_date: 30/360 days 2003-01-10 → 2003-06-30 = 5 × 30 + 20 = 170; accrued
+    # = 100,000 × 8% × 170/360 = 3,777.78; x = 103,777.78 / 7.6905 = 13,494.3… → 13,494
+    assert result["scenario"]["true_up"]["holders"][db]["owed"] == 13_494 - 12_500 == 994
     baseline, scenario = rows(result)["true_up.notes"]
     assert baseline == [] and "to_vesting_date" in scenario[0]
 

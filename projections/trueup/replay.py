@@ -210,7 +210,8 @@ class _Replay:
                 acc = replace(acc, camden_price=price)
             self.accounts[i] = trueup.at_vesting(acc, position, ids, when, cutoff,
                                                  self.interpretations, price,
-                                                 change.basis if change else None)
+                                                 change.basis if change else None,
+                                                 self.terms.preferred_dividends)
 
     def CamdenWarrantsCancelled(self, e: Event) -> None:
         holder, named = e.data["holder"], e.data["warrants"]

@@ -44,8 +44,8 @@ def _exercise(acc: trueup.Account, h: History) -> dict[str, Any]:
                      for s, before in zip(acc.steps, (0, *(p.earned for p in acc.steps)))],
         "driven_by": _driven_by(acc),
         "true_up_shares": [{"event": e, "shares": n} for e, n in acc.issues],
-        "basis": trueup.exercise_basis(acc, cutoff, h.interpretations).to_json(
-            h.interpretations),
+        "basis": trueup.exercise_basis(acc, cutoff, h.interpretations,
+                                       h.terms.preferred_dividends).to_json(h.interpretations),
     }
 
 
@@ -165,7 +165,8 @@ def _vestings(h: History) -> list[dict[str, Any]]:
 
 def _notes(h: History) -> list[str]:
     if h.interpretations.get("trueup_dividends", "frozen") == "to_vesting_date":
-        return [trueup.dividends_reading("preferred", h.interpretations)]
+        return [trueup.dividends_reading("preferred", h.interpretations,
+                                         h.terms.preferred_dividends)]
     return []
 
 
