@@ -881,6 +881,11 @@ def recompute(computation: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     x = {k: Fraction(v) for k, v in computation["exact"].items()}
     op, rounding = computation["operation"], computation["rounding"]
     if op == "weighted_average":
+        if "B" in x and x["B"] != x["paid"] / x["P"]:   # B must be paid / P, exactly
+            return [{"expression": f"B = paid / P = {computation['exact']['paid']} / "
+                                   f"{computation['exact']['P']}",
+                     "stated": computation["exact"]["B"], "computed": _show(x["paid"] / x["P"]),
+                     "result": computation["exact"]["B"], "ok": False}]
         value = x["P"] * (x["A"] + x["paid"] / x["P"]) / (x["A"] + x["C"])
         expression = (f"P × (A + B) / (A + C), P = {computation['exact']['P']}, A = "
                       f"{computation['exact']['A']}, B = {computation['exact']['paid']} / P, "

@@ -215,6 +215,9 @@ def test_a_wrong_result_in_the_computation_data_is_caught():
                    "rounding": {"mode": "half_up", "decimals": 4}, "result": "2.8502"}
     assert recompute(computation)[0]["ok"] is False
     assert recompute({**computation, "result": "2.8501"})[0]["ok"] is True
+    wrong_b = {**computation, "result": "2.8501",
+               "exact": {**computation["exact"], "B": "456666.67"}}   # 1,370,000 / 3 rounded
+    assert recompute(wrong_b)[0]["ok"] is False
 
 
 def test_bad_dividend_terms_are_refused_naming_the_term():

@@ -159,8 +159,9 @@ def test_one_vesting_day_is_one_adjustment_rounded_once():
         assert (ex["entitled"], ex["owed"]) == (1_052_594, 52_594)
     [adj] = halves["adjustments"]
     assert adj["vestings"] == ["e6", "e7"]
+    # B = 1,370,000 / 3 exactly, as a fraction (no decimal form)
     assert adj["basis"]["computation"]["exact"] == {"P": "3", "A": "9876543", "C": "1000000",
-                                                    "paid": "1370000"}
+                                                    "paid": "1370000", "B": "1370000/3"}
     [step] = one(halves["exercises"], event="e5")["vestings"]
     assert step["events"] == ["e6", "e7"]
 

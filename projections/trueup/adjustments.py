@@ -164,7 +164,7 @@ def weighted_average(price: Decimal, a: int, tranches: Sequence[Tranche], decima
     computation: dict[str, Any] = {
         "operation": "weighted_average", "formula": "P' = P × (A + B) / (A + C), B = paid / P",
         "exact": {"P": fraction_text(p), "A": str(a), "C": str(c),
-                  "paid": fraction_text(paid)},
+                  "paid": fraction_text(paid), "B": fraction_text(b)},
         "rounding": {"mode": "half_up", "decimals": decimals}}
     if not below:
         return price, b, text, {**computation, "result": None,
