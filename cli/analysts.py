@@ -87,6 +87,8 @@ def _tree_node(tree, node: dict) -> None:
     for ch in node["checks"]:
         mark = "[green]ok[/green]" if ch["ok"] else "[red]DOES NOT HOLD[/red]"
         tree.add(f"re-checked: {escape(ch['expression'])} = {ch['computed']} {mark}")
+    for text in node.get("unchecked", ()):
+        tree.add(f"[yellow]not re-checked[/yellow]: {escape(text)}")
     for p in node["parts"]:
         _tree_node(tree.add(f"[bold]{escape(p['title'])}[/bold]"), p)
     if node.get("parts_omitted"):
@@ -104,6 +106,10 @@ def show_explanation(result: dict, out) -> None:
     _tree_node(root.add(f"[bold]{escape(node['title'])}[/bold]"), node)
     out.print(root)
     checks = "all hold" if result["arithmetic_checks_ok"] else "SOME DO NOT HOLD"
+    skipped = len(result.get("arithmetic_unchecked") or ())
+    if skipped:   # never claim a check that was not made
+        checks += f" ({skipped} statement(s) not re-checked)" if result[
+            "arithmetic_checks_ok"] else f"; {skipped} statement(s) not re-checked"
     repro = {True: "yes", False: "NO", None: "not applicable"}[result["reproduces_figure"]]
     out.print(f"arithmetic re-checked: {checks}; ends on the figure: {repro}")
 

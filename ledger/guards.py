@@ -4,7 +4,10 @@ A deal's *guard state* is a compact, JSON-friendly index of its events, kept ins
 deal's aggregate (and its snapshots) so that checking a new event never replays the
 deal's history. Rules that depend on order are checked on *timelines*: the entries an
 event adds to an account (a holder's Notes, a Camden holder's unvested warrants, an
-instrument, the shelf and its Suspension Periods), walked in ``(date, seq)`` order. A new
+instrument, the shelf and its Suspension Periods), walked in the order the projections
+take them (``ledger.dayorder.in_effect_key``: ``(date, seq)``, with the letter's kinds of
+one day in their fixed order, so that a vesting line before the same-day Camden issuance
+line is accepted exactly as the projection accepts it). A new
 entry that sorts last is checked in O(1) against the timeline's cached end state; a
 backdated entry or a retraction re-walks that one timeline, so a correction can never
 leave an earlier-recorded, later-dated event breaking a rule.
@@ -17,14 +20,16 @@ to ``fold`` so that they are computed once per new event.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from datetime import date
 from decimal import Decimal
-from typing import Any
+from typing import Any, Sequence
 
+from .dayorder import in_effect_key
 from .errors import DuplicateKey, RuleViolation
 from .events import kind_of_type
 
-Entry = list  # [date, seq, id, op, value]
+Entry = list  # [date, seq, id, op, value]; op is the event type where its rank matters
 
 CLAUSE_TRS = "RRA §1 Transfer Restricted Securities"
 CLAUSE_SUSPENSION = "RRA §4(b)(i), §4(c)"
@@ -32,6 +37,7 @@ CLAUSE_SUSPENSION = "RRA §4(b)(i), §4(c)"
 
 FORMAT = 2  # the layout of the guard state; snapshots of another layout are ignored
 # 2: the "positions" timeline (Transfer Restricted Securities, for RRA §2(a)(iii)(y),(z))
+#    and "pending" timelines (a same-day entry that a later line of its batch cures)
 
 POSITION_TYPES = ("NotesIssued", "NotesTransferred", "NotesConverted", "NotesRetired")
 
@@ -77,9 +83,9 @@ def effects(state: dict[str, Any], record: dict[str, Any]) -> list[tuple[str, En
              "SuspensionStarted", "SuspensionExtended", "SuspensionEnded"):
         return [("shelf", entry(t, data.get("material_transaction")))]
     if t == "CamdenWarrantsIssued":
-        return [(f"camden:{data['holder']}", entry("+", data["warrants"]))]
+        return [(f"camden:{data['holder']}", entry(t, data["warrants"]))]
     if t in ("CamdenWarrantsVested", "CamdenWarrantsCancelled"):
-        return [(f"camden:{data['holder']}", entry("-", -data["warrants"]))]
+        return [(f"camden:{data['holder']}", entry(t, -data["warrants"]))]
     if t == "InstrumentRegistered":
         return [(f"instrument:{data['instrument']}", entry(t, data["kind"]))]
     if t in ("WarrantsExercised", "PreferredConverted"):
@@ -211,24 +217,52 @@ def _live(state: dict[str, Any], entries: list[Entry]) -> list[Entry]:
     return [e for e in entries if e[2] not in retracted]
 
 
+def _key(e: Entry) -> tuple[str, int, int]:
+    """The projections' order (``ledger.dayorder``). A timeline never holds both a vesting
+    and an exercise, so the reading ``same_day_vesting_and_exercise`` cannot change what
+    it accepts; the default stands for both."""
+    return in_effect_key(e[0], e[3], e[1])
+
+
 def _walk(name: str, entries: list[Entry], state: dict[str, Any],
-          new_id: str | None = None) -> Any:
-    """Replay one timeline in (date, seq) order; name the existing event that breaks."""
+          new_id: str | None = None, ahead: frozenset[str] = frozenset()) -> Any:
+    """Replay one timeline in the projections' order; name the existing event that breaks.
+    ``ahead``: entries of the same batch not yet checked; one of them breaking is its own
+    line's refusal, not this one's, so the walk stops there (returns None)."""
     summary = _initial(name)
-    for e in sorted(entries, key=lambda e: (e[0], e[1])):
+    for e in sorted(entries, key=_key):
         try:
             summary = _step(name, summary, e, state)
         except RuleViolation as err:
             if e[2] == new_id:
                 raise
+            if e[2] in ahead:
+                return None
             raise RuleViolation(f"this would break the later-recorded event {e[2]} of {e[0]}: "
                                 f"{err.message}", field=err.field, rule=err.rule) from None
     return summary
 
 
 def _sorts_last(timeline: dict[str, Any], e: Entry) -> bool:
+    """Whether ``e`` can be stepped from the timeline's cached end: it sorts last, and the
+    end is known (a timeline is *pending* while an entry of it waits for a same-day,
+    earlier-sorting entry recorded after it: a Camden vesting line before its issuance)."""
     last = timeline.get("last")
-    return last is None or (e[0], e[1]) >= tuple(last)
+    if timeline.get("pending"):
+        return False
+    return last is None or _key(e) >= tuple(last)
+
+
+def _settle(name: str, timeline: dict[str, Any], entries: list[Entry],
+            state: dict[str, Any]) -> None:
+    """Re-walk a timeline into its end; if an entry breaks a rule (only possible while a
+    batch is being checked, or replaying one: its cure is recorded later but sorts first),
+    the timeline is *pending* until the entry that cures it is folded."""
+    try:
+        timeline["end"] = _walk(name, entries, state)
+        timeline["pending"] = False
+    except RuleViolation:
+        timeline["end"], timeline["pending"] = None, True
 
 
 # --------------------------------------------- the Effectiveness Period, (y) and (z)
@@ -317,9 +351,36 @@ def _check_period_end(state: dict[str, Any], new: list[tuple[str, Entry]],
 # ------------------------------------------------------------------------- check
 
 
-def check(state: dict[str, Any], record: dict[str, Any]) -> list[tuple[str, Entry]]:
+class Batch:
+    """The lines of one batch as timeline entries, so that a line refused on its own is
+    checked again together with the lines recorded after it in the batch, some of which
+    may take effect before it (SPEC §1, ``ledger.dayorder``: a Camden vesting line before
+    the same-day issuance line; a line dated before an earlier line). ``records`` need
+    type, deal, date, data, seq and id. Consulted only when a line would be refused."""
+
+    def __init__(self, records: Sequence[dict[str, Any]]):
+        self._groups: dict[tuple[str, str], tuple[list[int], list[Entry]]] = {}
+        for i, r in enumerate(records):
+            for name, e in effects({}, r):
+                idx, entries = self._groups.setdefault((r["deal"], name), ([], []))
+                idx.append(i)
+                entries.append(e)
+
+    def later(self, index: int, deal: str, name: str) -> list[Entry]:
+        """Entries of timeline ``name`` from the lines after line ``index``."""
+        found = self._groups.get((deal, name))
+        if not found:
+            return []
+        idx, entries = found
+        return entries[bisect_right(idx, index):]
+
+
+def check(state: dict[str, Any], record: dict[str, Any], batch: Batch | None = None,
+          index: int = 0) -> list[tuple[str, Entry]]:
     """Refuse ``record`` if it breaks a rule of the ledger or the deal (SPEC §3, §4.3).
-    Returns ``effects(state, record)``, for ``fold``."""
+    ``batch``, ``index``: the batch the record is line ``index`` of, so that a line whose
+    cure comes later in the batch but takes effect first is judged in the projections'
+    order. Returns ``effects(state, record)``, for ``fold``."""
     t, deal = record["type"], record["deal"]
     if t == "DealOpened":
         if state["kind"] is not None:
@@ -360,12 +421,29 @@ def check(state: dict[str, Any], record: dict[str, Any]) -> list[tuple[str, Entr
     timelines = state["timelines"]
     for name, e in found:
         timeline = timelines.get(name)
-        if timeline is None:
-            _step(name, _initial(name), e, state)
-        elif _sorts_last(timeline, e):
-            _step(name, timeline["end"], e, state)
-        else:
-            _walk(name, _live(state, timeline["entries"]) + [e], state, new_id=e[2])
+        try:
+            if timeline is None:
+                _step(name, _initial(name), e, state)
+            elif _sorts_last(timeline, e):
+                _step(name, timeline["end"], e, state)
+            else:
+                _walk(name, _live(state, timeline["entries"]) + [e], state, new_id=e[2])
+        except RuleViolation:
+            # the lines recorded after this one in the batch: the projection applies
+            # those that sort first before it, so a line they cure (or a pending entry
+            # they cure) is accepted; a line that breaks is refused on its own line
+            ahead = batch.later(index, deal, name) if batch is not None else []
+            if not ahead:
+                raise
+            live = _live(state, timeline["entries"]) if timeline else []
+            try:
+                _walk(name, live + ahead + [e], state, new_id=e[2],
+                      ahead=frozenset(a[2] for a in ahead))
+            except RuleViolation:
+                pass
+            else:
+                continue
+            raise
     if t in POSITION_TYPES or t in ("SuspensionStarted", "ShelfEffective"):
         _check_period_end(state, found, state["retracted"], record["id"])
     return found
@@ -503,10 +581,14 @@ def fold(state: dict[str, Any], record: dict[str, Any],
         if timeline is None:
             timeline = timelines[name] = {"entries": [], "end": _initial(name), "last": None}
         if _sorts_last(timeline, e):
-            timeline["end"] = _step(name, timeline["end"], e, state)
-            timeline["last"] = [e[0], e[1]]
+            try:
+                timeline["end"] = _step(name, timeline["end"], e, state)
+            except RuleViolation:   # its cure is recorded later in the batch (``check``)
+                timeline["end"], timeline["pending"] = None, True
         else:
-            timeline["end"] = _walk(name, _live(state, timeline["entries"]) + [e], state)
+            _settle(name, timeline, _live(state, timeline["entries"]) + [e], state)
+        if timeline["last"] is None or _key(e) > tuple(timeline["last"]):
+            timeline["last"] = list(_key(e))
         timeline["entries"].append(e)
         touched.append(name)
     extra = data.get("method") if t == "NoticeSent" else None
@@ -521,6 +603,6 @@ def fold(state: dict[str, Any], record: dict[str, Any],
         for name in state["ids"][target_id][2]:
             timeline = state["timelines"][name]
             live = _live(state, timeline["entries"])
-            timeline["end"] = _walk(name, live, state)
-            timeline["last"] = max(([e[0], e[1]] for e in live), default=None)
+            _settle(name, timeline, live, state)
+            timeline["last"] = max((list(_key(e)) for e in live), default=None)
     return state

@@ -580,7 +580,12 @@ class Ledger:
         streams: dict[str, DealStream | None] = {}
         records = []
         seq, prev = head.seq, head.hash
-        for new, eid in zip(new_events, new_ids(len(new_events))):
+        ids = new_ids(len(new_events))
+        # what guards.check needs of the lines after each one (a same-day line recorded
+        # later may take effect first: ledger.dayorder)
+        batch = guards.Batch([{**n.envelope(), "seq": head.seq + k, "id": i}
+                              for k, (n, i) in enumerate(zip(new_events, ids), 1)])
+        for k, (new, eid) in enumerate(zip(new_events, ids)):
             deal = new.deal
             if deal in streams:
                 stream = streams[deal]
@@ -600,7 +605,7 @@ class Ledger:
             record["hash"] = prev = record_hash(record)  # hashed before "hash" is set
             try:
                 found = guards.check(guards.new_state() if stream is None else stream.guard,
-                                     record)
+                                     record, batch, k)
             except LedgerError as err:
                 raise err.at_line(new.line) from None
             if stream is None:

@@ -209,6 +209,18 @@ def _years_after(day: date, years: int) -> date:
         return day.replace(year=day.year + years, day=28)
 
 
+class PreferredDividends(_Terms):
+    """The dividend of the "8% Series A Cumulative Convertible Participating Preferred
+    Stock" (Letter ¶2), for the reading ``trueup_dividends = to_vesting_date`` (SPEC §6):
+    ``rate`` percent a year of the stated value, accrued (cumulative, never compounded)
+    by ``day_count``; ``convert_accrued``: accrued and unpaid dividends convert with the
+    stated value. The Certificate of Designations is not in the seeds: these are terms."""
+
+    rate: Decimal = Field(Decimal("8.00"), gt=0, le=100)
+    day_count: Literal["30/360", "ACT/360", "ACT/365F", "ACT/ACT-ISDA"] = "30/360"
+    convert_accrued: bool = True
+
+
 class LetterTerms(_Terms):
     agreement_date: Day
     true_up_cutoff: Day
@@ -217,6 +229,7 @@ class LetterTerms(_Terms):
     price_decimals: int = Field(4, ge=0, le=10)
     warrantholders: list[Name] = Field([], max_length=1000)
     camden_entities: list[Name] = Field([], max_length=1000)
+    preferred_dividends: PreferredDividends | None = None
 
     @model_validator(mode="after")
     def _dates_of_a_real_deal(self) -> "LetterTerms":
@@ -302,6 +315,9 @@ LETTER_CLAUSES = {
     "price_decimals": "a term of the deal",
     "warrantholders": "Letter ¶1",
     "camden_entities": "Letter ¶2",
+    "preferred_dividends": "Letter ¶2 (8% Series A Cumulative Convertible Participating "
+                           "Preferred Stock); Certificate of Designations (not in the seeds: "
+                           "a term)",
 }
 
 TEMPLATES: dict[str, dict[str, Any]] = {
@@ -359,6 +375,8 @@ TEMPLATES: dict[str, dict[str, Any]] = {
                 "Cahill Warnock Strategic Partners Fund, L.P.",
                 "Strategic Associates, L.P.",
             ],
+            "preferred_dividends": {"rate": "8.00", "day_count": "30/360",
+                                    "convert_accrued": True},
         },
         "clauses": LETTER_CLAUSES,
     },

@@ -2,7 +2,8 @@
 
 Every default, rate segment, payment amount, deadline, price and true-up carries a
 ``Basis``: the clause it implements, the rule in plain words, the interpretations it
-relied on, the event ids behind it and the arithmetic that produced it.
+relied on, the event ids behind it and the arithmetic that produced it (as text, and
+where a projection gives it, as data: ``computation``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,10 @@ class Basis:
     arithmetic: str | None = None
     inputs: Mapping[str, Any] = field(default_factory=dict)
     parts: tuple["Basis", ...] = ()
+    #: the arithmetic as data, where a figure is computed: exact inputs (as text a
+    #: ``Fraction`` reads back), the operation, the rounding rule and the result, so an
+    #: explanation re-computes it instead of re-reading the display text
+    computation: Mapping[str, Any] | None = None
 
     def to_json(self, in_force: Mapping[str, str] | None = None) -> dict[str, Any]:
         out: dict[str, Any] = {"clause": self.clause, "rule": self.rule,
@@ -32,6 +37,8 @@ class Basis:
         if self.inputs:
             out["inputs"] = {k: (str(v) if not isinstance(v, (int, bool, list, dict))
                                  else v) for k, v in self.inputs.items()}
+        if self.computation:
+            out["computation"] = dict(self.computation)
         if self.parts:
             out["parts"] = [p.to_json(in_force) for p in self.parts]
         return out

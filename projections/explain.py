@@ -770,6 +770,10 @@ class _Expr:
 
 
 def _exact(expression: str) -> Fraction | None:
+    floor_at_zero = re.fullmatch(r"\s*max\(0,\s*(.*)\)\s*", expression)
+    if floor_at_zero:                                               # max(0, 1638 - 2753)
+        inner = _exact(floor_at_zero.group(1))
+        return None if inner is None else max(Fraction(0), inner)
     text = re.sub(r"\[[\d\-, ]*[\])]", " ", expression)                 # [2004-10-29, 2004-11-15)
     text = re.sub(r"\([^()]*[A-Za-z][^()]*\)", " ", text)           # (true-up shares issued)
     text = re.sub(r"^\s*[A-Za-z' ]+(?=[\d(])", "", text)            # would be 10000000 × ...
@@ -804,35 +808,105 @@ def _round(value: Fraction, places: int, half_up: bool) -> Fraction:
     return (whole if value >= 0 else -whole) / Fraction(10 ** places)
 
 
+_LABEL = re.compile(r"^[A-Za-z][A-Za-z' _]*$")
+_COMPUTED = re.compile(r"\d[^=]*[-+×*/]\s*[\d(]")
+
+
+def _statements(arithmetic: str | None) -> Iterable[tuple[str | None, str, str]]:
+    """``(label, lhs, rhs)`` for every ``lhs = rhs`` of an arithmetic text; ``label`` is
+    the name the statement assigns (``P'`` in ``P' = … = 2.8501``), if any."""
+    for statement_text in (arithmetic or "").split(";"):
+        pieces = [p.strip() for p in statement_text.split(" = ")]
+        label = pieces[0] if pieces and _LABEL.match(pieces[0]) else None
+        for lhs, rhs in zip(pieces, pieces[1:]):
+            yield label, lhs, rhs
+
+
 def recheck(arithmetic: str | None) -> list[dict[str, Any]]:
     """Every ``expression = result`` in an arithmetic text, recomputed exactly:
     ``[{expression, stated, computed, result, ok}]``. A result ending in ``…`` is checked
     to the digits shown (cut or rounded), ``→ r`` as rounded half-up to r's places (or
     down, with "rounded down"), any other result exactly."""
     checks: list[dict[str, Any]] = []
-    for statement_text in (arithmetic or "").split(";"):
-        pieces = [p.strip() for p in statement_text.split(" = ")]
-        for lhs, rhs in zip(pieces, pieces[1:]):
-            value = _exact(lhs)
-            m = _STATED.match(rhs)
-            if value is None or not m:
-                continue
-            stated, cut, rounded = m.group(1), m.group(2), m.group(3)
-            down = "rounded down" in rhs
-            shown = Fraction(Decimal(stated))
-            places = _places(stated)
-            if cut:
-                ok = shown in (_round(value, places, False), _round(value, places, True))
-            elif down:
-                ok = _round(value, places, False) == shown
-            else:
-                ok = value == shown
-            if rounded is not None:
-                ok = ok and _round(value, _places(rounded), not down) == Fraction(Decimal(rounded))
-            result = rounded if rounded is not None else stated
-            checks.append({"expression": lhs, "stated": rhs, "computed": _show(value),
-                           "result": result, "ok": ok})
+    for _label, lhs, rhs in _statements(arithmetic):
+        value = _exact(lhs)
+        m = _STATED.match(rhs)
+        if value is None or not m:
+            continue
+        stated, cut, rounded = m.group(1), m.group(2), m.group(3)
+        down = "rounded down" in rhs
+        shown = Fraction(Decimal(stated))
+        places = _places(stated)
+        if cut:
+            ok = shown in (_round(value, places, False), _round(value, places, True))
+        elif down:
+            ok = _round(value, places, False) == shown
+        else:
+            ok = value == shown
+        if rounded is not None:
+            ok = ok and _round(value, _places(rounded), not down) == Fraction(Decimal(rounded))
+        result = rounded if rounded is not None else stated
+        checks.append({"expression": lhs, "stated": rhs, "computed": _show(value),
+                       "result": result, "ok": ok})
     return checks
+
+
+def unchecked(arithmetic: str | None, covered: Iterable[str] = ()) -> list[str]:
+    """The statements of an arithmetic text that compute a result (numbers joined by an
+    operator, ``= number`` after them) which ``recheck`` could not re-compute from the
+    text (a rounded input shown with ``…``), and which no ``computation`` of the same
+    explanation (``covered``: the labels it re-computes from data) re-computes either.
+    An explanation never claims a check it did not make."""
+    covered = set(covered)
+    out = []
+    for label, lhs, rhs in _statements(arithmetic):
+        if not _STATED.match(rhs) or _DATE.search(lhs) or not _COMPUTED.search(lhs):
+            continue
+        if _exact(lhs) is None and label not in covered:
+            out.append(f"{lhs} = {rhs}")
+    return out
+
+
+#: which statement label a computation re-computes
+_COVERS = {"weighted_average": ("P'",), "full_ratchet": ("P'",), "shares": ("x",)}
+
+
+def recompute(computation: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """Re-compute a figure from its computation data (``projections.basis``): the exact
+    inputs, the operation and the rounding rule, never the display text. One check:
+    ``[{expression, stated, computed, result, ok}]`` (empty if there is no computation or
+    nothing was computed)."""
+    if not computation or computation.get("result") is None:
+        return []
+    x = {k: Fraction(v) for k, v in computation["exact"].items()}
+    op, rounding = computation["operation"], computation["rounding"]
+    if op == "weighted_average":
+        if "B" in x and x["B"] != x["paid"] / x["P"]:   # B must be paid / P, exactly
+            return [{"expression": f"B = paid / P = {computation['exact']['paid']} / "
+                                   f"{computation['exact']['P']}",
+                     "stated": computation["exact"]["B"], "computed": _show(x["paid"] / x["P"]),
+                     "result": computation["exact"]["B"], "ok": False}]
+        value = x["P"] * (x["A"] + x["paid"] / x["P"]) / (x["A"] + x["C"])
+        expression = (f"P × (A + B) / (A + C), P = {computation['exact']['P']}, A = "
+                      f"{computation['exact']['A']}, B = {computation['exact']['paid']} / P, "
+                      f"C = {computation['exact']['C']}")
+    elif op == "full_ratchet":
+        value = min(x["P"], x["camden"])
+        expression = f"min({computation['exact']['P']}, {computation['exact']['camden']})"
+    elif op == "shares":
+        extra = x.get("dividends", Fraction(0))
+        value = (x["portion"] * x["aggregate"] + extra) / x["price"]
+        expression = (f"({computation['exact']['portion']} × {computation['exact']['aggregate']}"
+                      f" + {computation['exact'].get('dividends', '0')}) / "
+                      f"{computation['exact']['price']}")
+    else:
+        return []
+    places = int(rounding["decimals"])
+    got = _round(value, places, rounding["mode"] == "half_up")
+    stated = computation["result"]
+    return [{"expression": expression, "stated": f"{stated} ({rounding['mode']}, {places} "
+             "decimals; from the computation data)", "computed": _show(value),
+             "result": stated, "ok": got == Fraction(Decimal(stated))}]
 
 
 def _show(value: Fraction | Decimal) -> str:
@@ -883,7 +957,8 @@ class _Ctx:
     def node(self, title: str, *, clause: str | None = None, rule: str | None = None,
              events: Iterable[str] = (), interpretations: Mapping[str, Any] | Iterable[str] = (),
              arithmetic: str | None = None, inputs: Mapping[str, Any] | None = None,
-             parts: Sequence[dict] = (), topic: str | None = None) -> dict[str, Any]:
+             parts: Sequence[dict] = (), topic: str | None = None,
+             computation: Mapping[str, Any] | None = None) -> dict[str, Any]:
         if not isinstance(interpretations, Mapping):
             interpretations = {n: self.in_force.get(n) for n in interpretations}
         ids = list(dict.fromkeys(events))
@@ -894,8 +969,12 @@ class _Ctx:
             "interpretations": [self.reading(n, v) for n, v in interpretations.items()],
             "events": [event_info(self.events[i]) if i in self.events
                        else {"id": i, "missing": True} for i in ids],
-            "arithmetic": arithmetic, "checks": recheck(arithmetic),
+            "arithmetic": arithmetic,
+            "checks": recheck(arithmetic) + recompute(computation),
+            "unchecked": unchecked(arithmetic, _COVERS.get((computation or {}).get(
+                "operation"), ())),
             "inputs": dict(inputs or {}), "parts": list(parts),
+            **({"computation": dict(computation)} if computation else {}),
         }
 
     def reading(self, name: str, value: Any) -> dict[str, Any]:
@@ -913,10 +992,19 @@ class _Ctx:
                          events=basis.get("events") or [],
                          interpretations=basis.get("interpretations") or {},
                          arithmetic=basis.get("arithmetic"), inputs=basis.get("inputs"),
-                         parts=[*own, *parts], topic=topic)
+                         parts=[*own, *parts], topic=topic,
+                         computation=basis.get("computation"))
 
     def of_type(self, ids: Iterable[str], *types: str) -> list[str]:
         return [i for i in ids if i in self.events and self.events[i].type in types]
+
+
+def _recheck_node(node: dict[str, Any]) -> None:
+    """Re-check a node whose arithmetic text was extended after it was made."""
+    computation = node.get("computation")
+    node["checks"] = recheck(node["arithmetic"]) + recompute(computation)
+    node["unchecked"] = unchecked(node["arithmetic"],
+                                  _COVERS.get((computation or {}).get("operation"), ()))
 
 
 def _sum_text(values: Sequence[str], total: str) -> str:
@@ -1273,7 +1361,7 @@ def _majority(c: _Ctx) -> dict:
         share = Fraction(Decimal(m["consenting"])) / Fraction(Decimal(m["total"]))
         node["arithmetic"] = (f"{m['consenting']} / {m['total']} = {_show(share)} → "
                               f"{m['share']}")
-        node["checks"] = recheck(node["arithmetic"])
+        _recheck_node(node)
     elif field == "total":
         node["arithmetic"] = None
         node["checks"] = []
@@ -1292,9 +1380,20 @@ def _notice(c: _Ctx) -> dict:
 # ----------------------------------------------------------------- true-up explainers
 
 
+def _driven_text(ex: Mapping[str, Any]) -> str:
+    """The vesting that sets what an exercise has earned, with the A, B, C, P and P' of
+    its adjustment (issue 13: headline true-up figures show them)."""
+    d = ex.get("driven_by")
+    if not d:
+        return ""
+    shown = ", ".join(f"{k} {d[k]}" for k in ("A", "B", "C", "P", "P'") if k in d)
+    return f"; driven by the vesting of {d['date']}" + (f": {shown}" if shown else "")
+
+
 def _exercise_node(c: _Ctx, ex: Mapping[str, Any]) -> dict:
     node = c.from_basis(ex["basis"], f"{ex['type']} of {ex['instrument']} on {ex['date']}: "
-                                     f"owed {ex['owed']}, issued {ex['issued']}")
+                                     f"owed {ex['owed']}, issued {ex['issued']}"
+                                     f"{_driven_text(ex)}")
     if ex.get("vestings"):
         best = max(ex["vestings"], key=lambda s: s["x"])
         earned = f"{best['x']} - {ex['shares_issued']} = {ex['owed']}"
@@ -1304,7 +1403,7 @@ def _exercise_node(c: _Ctx, ex: Mapping[str, Any]) -> dict:
                               f"({best['x']}, at the vesting of {best['date']}) less the "
                               f"shares issued at the exercise: {earned}; over_issued = "
                               f"max(0, {ex['issued']} - {ex['owed']}) = {ex['over_issued']}")
-        node["checks"] = recheck(node["arithmetic"])
+        _recheck_node(node)
     return node
 
 
@@ -1325,12 +1424,13 @@ def _exercise(c: _Ctx) -> dict:
             if "increment" in step:
                 earned += f"; increment = {step['earned']} - {before} = {step['increment']}"
             node["arithmetic"] = f"{node['arithmetic']}; {earned}"
-            node["checks"] = recheck(node["arithmetic"])
-            node["parts"] += [c.from_basis(a["basis"], f"the price at the vesting: {a['before']} "
-                                                       f"→ {a['after']}")
-                              for a in c.report["true_up"].get("adjustments", [])
-                              if a["event"] == step["event"]
-                              and a["instrument"] == ex["instrument"]]
+            _recheck_node(node)
+            if not node["parts"]:   # a report made before x carried its day's P'
+                node["parts"] += [
+                    c.from_basis(a["basis"], f"the price at the vesting: {a['before']} → "
+                                             f"{a['after']}")
+                    for a in c.report["true_up"].get("adjustments", [])
+                    if a["event"] == step["event"] and a["instrument"] == ex["instrument"]]
             return node
     return _exercise_node(c, ex)
 
@@ -1427,7 +1527,8 @@ def _adjustment(c: _Ctx) -> dict:
 def _vesting(c: _Ctx) -> dict:
     v = c.loc.at(3)
     t = c.report["true_up"]
-    adjustments = [a for a in t.get("adjustments", []) if a["event"] == v["event"]]
+    day = v.get("adjusted_with") or v["event"]   # one adjustment per vesting day (SPEC §5.2)
+    adjustments = [a for a in t.get("adjustments", []) if a["event"] == day]
     return c.node(f"{v['warrants']} Camden Warrants of {v['holder']} vested {v['date']}",
                   clause="Letter ¶2",
                   events=[v["event"], *(tr["issuance"] for tr in v["tranches"])],
@@ -1614,6 +1715,7 @@ def explain(report: Mapping[str, Any], figure: str, events: Iterable[Any] | Mapp
     ctx = _Ctx(report, by_id, loc)
     tree = _explainer(loc.pattern)(ctx)
     checks_ok = all(ch["ok"] for ch in _all_checks(tree))
+    not_rechecked = list(_all_unchecked(tree))
     value = strip_basis(loc.value)
     results = _results(tree)
     reproduces = None
@@ -1626,6 +1728,7 @@ def explain(report: Mapping[str, Any], figure: str, events: Iterable[Any] | Mapp
     return {"deal": report.get("deal"), "as_of": report.get("as_of"),
             "known_at": report.get("known_at"), "figure": loc.path, "value": value,
             "arithmetic_checks_ok": checks_ok, "reproduces_figure": reproduces,
+            "arithmetic_unchecked": not_rechecked,
             "explanation": _prune(tree, depth)}
 
 
@@ -1633,3 +1736,10 @@ def _all_checks(node: dict) -> Iterable[dict]:
     yield from node["checks"]
     for p in node["parts"]:
         yield from _all_checks(p)
+
+
+def _all_unchecked(node: dict) -> Iterable[str]:
+    """Statements of the tree that were not re-checked (``unchecked``)."""
+    yield from node.get("unchecked", ())
+    for p in node["parts"]:
+        yield from _all_unchecked(p)

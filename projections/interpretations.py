@@ -127,7 +127,32 @@ REGISTRY: dict[str, Interpretation] = {i.name: i for i in (
         "Does a true-up count dividends accrued after the actual conversion?",
         {"frozen": "a true-up counts anti-dilution only, not dividends accrued after the "
                    "actual conversion",
-         "to_vesting_date": "a true-up also counts dividends to the vesting date"}),
+         "to_vesting_date": "for preferred, x also converts the dividends the Shares would "
+                            "have accrued from the conversion to the vesting date (the "
+                            "deal's preferred_dividends terms)"}),
+    Interpretation(
+        "trueup_adjustments", "all", ("camden_only",), "Letter ¶3",
+        "Which adjustments does x, the shares 'after giving effect to all anti-dilution "
+        "adjustments', count?",
+        {"all": "x uses every anti-dilution adjustment in effect on the vesting date, "
+                "AdjustmentRecorded included (the words of ¶3); a split after the exercise "
+                "then counts against a y that is not restated",
+         "camden_only": "x uses only the deferred Camden adjustments, applied on top of the "
+                        "price at the exercise (x and y in the same shares)"}),
+    Interpretation(
+        "camden_tranche_order", "earliest_first", ("latest_first",),
+        "Letter ¶2, Camden Warrant Agreement",
+        "Which of a Camden Entity's issuances does a vesting (a cancellation) draw on?",
+        {"earliest_first": "a vesting takes the earliest-issued unvested Camden Warrants of "
+                           "that holder; a cancellation the latest",
+         "latest_first": "a vesting takes the latest-issued; a cancellation the earliest"}),
+    Interpretation(
+        "same_day_vesting_and_exercise", "vesting_first", ("exercise_first",), "Letter ¶3",
+        "Is a Camden vesting on the date of an exercise in force at the exercise?",
+        {"vesting_first": "a vesting on the exercise date is already in the exercise price: "
+                          "no true-up for it",
+         "exercise_first": "the exercise is priced before the same-day vesting, and the "
+                           "vesting earns it a true-up"}),
 )}
 
 DEFAULTS: dict[str, str] = {name: i.default for name, i in REGISTRY.items()}

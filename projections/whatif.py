@@ -217,11 +217,12 @@ def _check_rules(history: list[Event], first: int | None,
     if first is None:
         return
     state = guards.new_state()
-    for e in history:
-        record = _record(e)
+    records = [_record(e) for e in history]
+    batch = guards.Batch(records)   # a later event may take effect first (ledger.dayorder)
+    for i, (e, record) in enumerate(zip(history, records)):
         if first is not None and e.seq >= first:
             try:
-                guards.check(state, record)
+                guards.check(state, record, batch, i)
             except LedgerError as err:
                 if e.id in sources:
                     origin, line = sources[e.id]

@@ -107,7 +107,9 @@ SPEC_6 = {"default_date": "last_compliant_day", "rate_after_second_anniversary":
           "window_breach": "usability_default", "window_material_allowance": "period",
           "rate_clock": "per_episode", "questionnaire_entitlement_judged_on": "payment_date",
           "registered_securities": "all_notes",
-          "default_after_effectiveness_period": "ends", "trueup_dividends": "frozen"}
+          "default_after_effectiveness_period": "ends", "trueup_dividends": "frozen",
+          "trueup_adjustments": "all", "camden_tranche_order": "earliest_first",
+          "same_day_vesting_and_exercise": "vesting_first"}
 
 
 def test_interpretations_json_lists_spec_6_with_defaults():

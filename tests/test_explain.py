@@ -279,7 +279,8 @@ def test_true_up_owed_is_explained_by_x_minus_y():
     assert clause_refs(node) == ["Letter ¶3"]
     assert node["clauses"][0]["statement"].startswith("For an exercise or conversion before "
                                                       "February 1, 2004")
-    assert [i["name"] for i in node["interpretations"]] == ["trueup_dividends"]
+    assert [i["name"] for i in node["interpretations"]] == [
+        "trueup_dividends", "trueup_adjustments", "same_day_vesting_and_exercise"]
     holder = explained(TRUE_UP, f"true_up.holders.{DB}.owed", as_of="2003-01-01")
     assert holder["value"] == 2_438 and holder["reproduces_figure"] is True
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from datetime import date
 from decimal import Decimal
@@ -20,7 +21,9 @@ CAMDENS = ["Camden Partners Strategic Fund II-A, L.P.", "Strategic Associates, L
 DATES = ["2002-03-01", "2002-06-01", "2002-09-01", "2003-01-02", "2004-01-30", "2004-02-01",
          "2004-06-01"]
 FORMULAS = ["weighted_average_broad", "weighted_average_narrow", "full_ratchet"]
-SETTINGS = settings(max_examples=60, deadline=None)
+#: seeded in CI; DEAL_LEDGER_LONG=N multiplies the examples for a long run
+SETTINGS = settings(max_examples=60 * int(os.environ.get("DEAL_LEDGER_LONG", "1") or 1),
+                    deadline=None, derandomize=True)
 
 
 def e(type_: str, day: str, **data) -> dict:
@@ -134,13 +137,26 @@ def test_broad_one_tranche_or_two_on_one_day_give_the_same_price(
         return Decimal(report(build(objs))["instruments"][0]["price"])
 
     one, two = price_after([total]), price_after([first, total - first])
-    assert abs(one - two) <= Decimal("0.0001")
+    assert one == two        # SPEC §5.2: one adjustment per vesting day, rounded once
 
 
 @SETTINGS
 @given(histories(), st.data())
-def test_recording_order_does_not_matter(objs, data):
+def test_recording_order_matters_only_within_one_kind_of_one_day(objs, data):
+    """SPEC §1: events of one day count in the order they were recorded. Any recording
+    order that keeps, for each (date, kind), the same relative order of its events gives
+    the same report: across days and kinds, ``seq`` decides nothing."""
+    from ledger.dayorder import rank
+
     order = data.draw(st.permutations(range(len(objs))))
+    group = {i: (o["date"], rank(o["type"])) for i, o in enumerate(objs)}
+    # re-sort each (date, kind) group's members into their original relative order
+    slots: dict[tuple, list[int]] = {}
+    for i in order:
+        slots.setdefault(group[i], []).append(i)
+    for members in slots.values():
+        members.sort(reverse=True)
+    order = [slots[group[i]].pop() for i in order]
 
     def events_in(order_: list[int]):
         built = build([objs[i] for i in order_])   # seq and recorded_at follow order_

@@ -118,7 +118,9 @@ def test_single_vesting_after_an_exercise():
                                 "outstanding": X1 - 100_000, "over_issued": 0}
     assert ex["basis"]["clause"] == "Letter ¶3"
     assert ex["basis"]["events"] == ["e5", "e6"]
-    assert ex["basis"]["interpretations"] == {"trueup_dividends": "frozen"}
+    assert ex["basis"]["interpretations"] == {
+        "trueup_dividends": "frozen", "trueup_adjustments": "all",
+        "same_day_vesting_and_exercise": "vesting_first"}
     assert ex["basis"]["arithmetic"].startswith(
         f"x = 100000 × 3.00 / {P1} = {X1} (rounded down); y = 100000; "
         f"owed = {X1} - 100000 = {X1 - 100_000}")
@@ -130,7 +132,8 @@ def test_single_vesting_after_an_exercise():
     assert basis["inputs"]["A"] == A1 and basis["inputs"]["C"] == C1
     assert Decimal(basis["inputs"]["B"]) == B1
     assert basis["inputs"]["P"] == "3.00" and basis["inputs"]["P'"] == str(P1)
-    assert basis["interpretations"] == {"trueup_dividends": "frozen"}
+    assert basis["interpretations"] == {"trueup_dividends": "frozen",
+                                        "camden_tranche_order": "earliest_first"}
 
 
 def test_two_vestings_after_one_exercise_the_second_owes_the_increment():
@@ -336,26 +339,40 @@ def test_a_vesting_on_the_exercise_date_is_in_force_at_the_exercise():
     assert one(t["discrepancies"], event="e5")["short"] == X1 - 100_000
 
 
-def test_broad_and_narrow_two_tranches_on_one_day():
+def test_broad_and_narrow_two_tranches_on_one_day_are_one_adjustment():
+    """SPEC §5.2: the vestings of one day are one adjustment, C and B summed, rounded once:
+    300,000 and 200,000 on one day give exactly the one-tranche price P1, broad or narrow."""
     tranches = [vest("2002-09-01", 300_000), vest("2002-09-01", 200_000)]
     broad = report(base() + tranches)
     narrow = report(base(formula="weighted_average_narrow") + tranches)
-    # same-day vestings take effect in the order of their data: 200,000 then 300,000
+    # C = 500,000, B = (300,000 + 200,000) × 1.50 / 3.00 = 250,000:
+    # 3.00 × 10,250,000 / 10,500,000 = 2.928571… → 2.9286 = P1
+    assert one(broad["instruments"], instrument="W-1")["price"] == str(P1) == "2.9286"
+    assert one(narrow["instruments"], instrument="W-1")["price"] == "2.9286"
+    [adj] = broad["adjustments"]
+    assert adj["vestings"] == ["e5", "e6"] and adj["basis"]["inputs"]["C"] == 500_000
+    assert [v["adjusted_with"] for v in broad["vestings"]] == ["e5", "e5"]
+
+
+def test_broad_and_narrow_two_tranches_on_two_days():
+    tranches = [vest("2002-09-01", 200_000), vest("2002-10-01", 300_000)]
+    broad = report(base() + tranches)
+    narrow = report(base(formula="weighted_average_narrow") + tranches)
     pa = r4(Decimal("3.00") * (A1 + Decimal(200_000) * Decimal("1.50") / Decimal("3.00"))
             / (A1 + 200_000))                                        # 2.9706
     a_broad = A1 + 200_000
     pb_broad = r4(pa * (a_broad + Decimal(300_000) * Decimal("1.50") / pa)
                   / (a_broad + 300_000))
     pb_narrow = r4(pa * (A1 + Decimal(300_000) * Decimal("1.50") / pa) / (A1 + 300_000))
-    # by hand, after 2.9706: broad A = 10,200,000:
+    # by hand: 3.00 × (10,000,000 + 100,000) / 10,200,000 = 2.970588… → 2.9706; then
+    # broad A = 10,200,000:
     #   (2.9706 × 10,200,000 + 450,000) / 10,500,000 = 30,750,120 / 10,500,000 = 2.928582… → 2.9286
     # narrow A = 10,000,000: (29,706,000 + 450,000) / 10,300,000 = 2.927766… → 2.9278
     assert (pa, pb_broad, pb_narrow) == (Decimal("2.9706"), Decimal("2.9286"), Decimal("2.9278"))
     assert one(broad["instruments"], instrument="W-1")["price"] == str(pb_broad)
     assert one(narrow["instruments"], instrument="W-1")["price"] == str(pb_narrow)
-    assert abs(pb_broad - P1) <= Q          # one tranche of 500,000 gives P1
     assert pb_narrow < pb_broad
-    narrow_basis = one(narrow["adjustments"], event="e5")["basis"]
+    narrow_basis = one(narrow["adjustments"], event="e6")["basis"]
     assert narrow_basis["inputs"]["A"] == A1 and "narrow" in narrow_basis["arithmetic"]
 
 
@@ -380,36 +397,66 @@ def test_consideration_paid_for_the_camden_warrants_enters_b():
     assert one(t["instruments"], instrument="W-1")["price"] == str(p)
 
 
-def test_a_vesting_draws_on_the_earliest_issuance_first():
+def test_camden_tranche_order_earliest_first_against_latest_first():
+    """SPEC §6 camden_tranche_order (Letter ¶2, Camden Warrant Agreement): CAMDEN holds two
+    issuances of 2002-02-01, e3 (300,000 at 1.50, recorded first) and e4 (400,000 at 2.00);
+    500,000 vest on 2002-09-01, one adjustment for the day (SPEC §5.2)."""
     objs = [opened(DEAL, "infocrossing-letter-2002"),
             e("CapitalizationRecorded", "2002-02-01", common_outstanding=10_000_000),
             e("CamdenWarrantsIssued", "2002-02-01", holder=CAMDEN, warrants=300_000,
               exercise_price="1.50"),
-            e("CamdenWarrantsIssued", "2002-04-01", holder=CAMDEN, warrants=400_000,
+            e("CamdenWarrantsIssued", "2002-02-01", holder=CAMDEN, warrants=400_000,
               exercise_price="2.00"),
             e("InstrumentRegistered", "2002-03-01", instrument="W-1", holder=DB,
               kind="warrant", shares=100_000, exercise_price="3.00"),
             vest("2002-09-01", 500_000)]
-    t = report(objs)
-    pa = r4(Decimal("3.00") * (A1 + Decimal(300_000) * Decimal("1.50") / Decimal("3.00"))
-            / (A1 + 300_000))                                        # 2.9563
-    a = A1 + 300_000
-    pb = r4(pa * (a + Decimal(200_000) * Decimal("2.00") / pa) / (a + 200_000))
-    assert [(tr["issuance"], tr["warrants"]) for tr in t["vestings"][0]["tranches"]] == \
+    earliest = report(objs)
+    latest = report(objs, camden_tranche_order="latest_first")
+    # earliest_first: all of e3 (300,000 × 1.50 = 450,000) and 200,000 of e4 (× 2.00 =
+    # 400,000): (3.00 × 10,000,000 + 850,000) / 10,500,000 = 30,850,000 / 10,500,000
+    # = 2.938095… → 2.9381
+    assert [(tr["issuance"], tr["warrants"]) for tr in earliest["vestings"][0]["tranches"]] == \
         [("e3", 300_000), ("e4", 200_000)]
-    assert one(t["instruments"], instrument="W-1")["price"] == str(pb)
+    assert one(earliest["instruments"], instrument="W-1")["price"] == "2.9381"
+    # latest_first: all of e4 (400,000 × 2.00 = 800,000) and 100,000 of e3 (× 1.50 =
+    # 150,000): (30,000,000 + 950,000) / 10,500,000 = 2.947619… → 2.9476
+    assert [(tr["issuance"], tr["warrants"]) for tr in latest["vestings"][0]["tranches"]] == \
+        [("e4", 400_000), ("e3", 100_000)]
+    assert one(latest["instruments"], instrument="W-1")["price"] == "2.9476"
+    # what is left unvested differs too: 200,000 at 2.00 (earliest) or 200,000 at 1.50
+    assert earliest["camden"][CAMDEN]["unvested"] == latest["camden"][CAMDEN]["unvested"] \
+        == 200_000
 
 
-def test_trueup_dividends_to_vesting_date_adds_nothing_and_says_why():
+def test_trueup_dividends_to_vesting_date_converts_the_accrued_dividends():
+    """1,000 Shares, stated value 100.00 (100,000), at 4.00 converted whole on 2002-06-01
+    (25,000 shares); 500,000 vest on 2002-09-01: P' = 3.8810 (test_a_preferred_conversion).
+    The template's preferred_dividends: 8% a year of the stated value, 30/360."""
     objs = preferred_converted_then_vesting()
     frozen = report(objs)
     to_vesting = report(objs, trueup_dividends="to_vesting_date")
     f, v = one(frozen["exercises"], event="e6"), one(to_vesting["exercises"], event="e6")
-    assert f["owed"] == v["owed"]
-    assert v["basis"]["interpretations"] == {"trueup_dividends": "to_vesting_date"}
-    assert "no dividend rate" in v["basis"]["rule"]
+    # frozen: x = 100,000 / 3.8810 = 25,766.55… → 25,766; owed 766
+    assert (f["entitled"], f["owed"]) == (25_766, 766)
+    # to_vesting_date: 30/360 days 2002-06-01 → 2002-09-01 = 3 × 30 = 90;
+    # accrued = 100,000 × 8% × 90/360 = 2,000.00;
+    # x = (100,000 + 2,000) / 3.8810 = 26,281.88… → 26,281; owed 26,281 - 25,000 = 1,281
+    assert (v["entitled"], v["owed"]) == (26_281, 1_281)
+    assert v["vestings"][0]["x"] == 26_281
+    assert "(1000 × 100.00 + 2000 accrued dividends) / 3.8810 = 26281" in \
+        v["basis"]["arithmetic"]
+    assert v["basis"]["interpretations"]["trueup_dividends"] == "to_vesting_date"
+    assert "8.00% a year of the stated value, 30/360" in v["basis"]["rule"]
     assert "anti-dilution only" in f["basis"]["rule"]
     assert to_vesting["notes"] and not frozen["notes"]
+    # a deal without dividend terms, or whose accrued dividends do not convert: nothing
+    # is added, and the rule says why
+    for terms, why in ((None, "no preferred_dividends terms"),
+                       ({"rate": "8.00", "day_count": "30/360", "convert_accrued": False},
+                        "do not convert")):
+        other = [opened(DEAL, "infocrossing-letter-2002", preferred_dividends=terms)] + objs[1:]
+        w = one(report(other, trueup_dividends="to_vesting_date")["exercises"], event="e6")
+        assert w["owed"] == 766 and why in w["basis"]["rule"]
     with pytest.raises(ValueError):
         true_up_report(build_timeline(build(objs), date(2010, 1, 1)),
                        {"trueup_dividends": "sometimes"})
@@ -495,22 +542,20 @@ def test_spec_section_7_keys():
     assert t["exercises"][0]["date"] == "2002-06-01"
 
 
-def test_the_deferred_what_if_vests_every_issuance_in_turn():
+def test_the_deferred_what_if_vests_every_issuance_on_one_day():
     objs = base() + [e("CamdenWarrantsIssued", "2002-02-01", holder=CAMDEN_B, warrants=400_000,
                        exercise_price="2.00")]
     t = report(objs, as_of="2002-12-31")
-    # issuances of one day in the order of their data: 1.50 (e3) before 2.00 (e5)
-    pa = r4(Decimal("3.00") * (A1 + Decimal(1_000_000) * Decimal("1.50") / Decimal("3.00"))
-            / (A1 + 1_000_000))                                      # 2.8636
-    a = A1 + 1_000_000                      # the what-if first tranche is deemed outstanding
-    pb = r4(pa * (a + Decimal(400_000) * Decimal("2.00") / pa) / (a + 400_000))
+    # the what-if vests e3 (1,000,000 at 1.50) and e5 (400,000 at 2.00) on as_of: one day,
+    # one adjustment (SPEC §5.2): C = 1,400,000, B × P = 1,500,000 + 800,000 = 2,300,000;
+    # (3.00 × 10,000,000 + 2,300,000) / 11,400,000 = 32,300,000 / 11,400,000 = 2.833333… → 2.8333
+    pb = r4((Decimal("3.00") * A1 + 2_300_000) / (A1 + 1_400_000))
     w1 = one(t["instruments"], instrument="W-1")
     assert w1["price"] == "3.00"            # nothing has vested: nothing applies yet
-    assert w1["deferred_price_if_all_vest"] == str(pb)
-    second = w1["deferred_basis"]["parts"][1]
-    assert second["inputs"]["A"] == a
-    assert second["events"] == ["e5", "e2"]   # event ids only: the what-if is no event
-    assert "what-if vesting" in second["arithmetic"]
+    assert w1["deferred_price_if_all_vest"] == str(pb) == "2.8333"
+    [part] = w1["deferred_basis"]["parts"]
+    assert part["inputs"]["A"] == A1 and part["inputs"]["C"] == 1_400_000
+    assert part["events"] == ["e3", "e5", "e2"]   # event ids only: the what-if is no event
 
 
 # ---------------------------------------------------------------- worked by hand, literal
@@ -591,25 +636,29 @@ def test_a_cancellation_between_an_exercise_and_the_vesting():
     assert t["camden"][CAMDEN]["unvested"] == 0
 
 
-def test_same_day_adjustments_for_all_and_for_one_instrument():
-    """A 2-for-1 split recorded for "all" at 1.50 and for P-1 at 2.00 on the same day: the
-    record naming P-1 wins, whatever it is called; one price for instruments at 3.00 and
-    4.00 is reported as a problem."""
-    objs = base() + [
-        e("InstrumentRegistered", "2002-03-01", instrument="P-1", holder=SANDLER,
-          kind="preferred", quantity=1000, stated_value="100.00", conversion_price="4.00"),
-        e("AdjustmentRecorded", "2002-04-01", instrument="P-1", new_price="2.00",
-          reason="2-for-1 split"),
-        e("AdjustmentRecorded", "2002-04-01", instrument="all", new_price="1.50",
-          reason="2-for-1 split")]
-    t = report(objs)
-    # W-1: 300,000 / 1.50 = 200,000; P-1: 1,000 × 100.00 / 2.00 = 50,000
+def test_same_day_adjustments_for_all_and_for_one_instrument_go_by_seq():
+    """A 2-for-1 split recorded for P-1 at 2.00 (e6) and then for "all" at 1.50 (e7) on the
+    same day: SPEC §1, the later-recorded one stands, never an order from the data; one
+    price for instruments at 3.00 and 4.00 is reported as a problem."""
+    named = e("AdjustmentRecorded", "2002-04-01", instrument="P-1", new_price="2.00",
+              reason="2-for-1 split")
+    every = e("AdjustmentRecorded", "2002-04-01", instrument="all", new_price="1.50",
+              reason="2-for-1 split")
+    p1 = e("InstrumentRegistered", "2002-03-01", instrument="P-1", holder=SANDLER,
+           kind="preferred", quantity=1000, stated_value="100.00", conversion_price="4.00")
+    t = report(base() + [p1, named, every])
+    # W-1: 300,000 / 1.50 = 200,000; P-1 at 1.50 (e7 last): 100,000 / 1.50 = 66,666.67 → 66,666
     assert (one(t["instruments"], instrument="W-1")["price"],
             one(t["instruments"], instrument="W-1")["shares"]) == ("1.50", 200_000)
     assert (one(t["instruments"], instrument="P-1")["price"],
-            one(t["instruments"], instrument="P-1")["shares"]) == ("2.00", 50_000)
+            one(t["instruments"], instrument="P-1")["shares"]) == ("1.50", 66_666)
     problem = one(t["problems"], event="e7")
-    assert "different prices (3.00, 4.00)" in problem["problem"]
+    assert "different prices (2.00, 3.00)" in problem["problem"]
+    # recorded the other way round, P-1's own record (now last) stands:
+    # 1,000 × 100.00 / 2.00 = 50,000
+    t = report(base() + [p1, every, named])
+    assert (one(t["instruments"], instrument="P-1")["price"],
+            one(t["instruments"], instrument="P-1")["shares"]) == ("2.00", 50_000)
 
 
 def test_an_adjustment_after_an_eligible_exercise_is_counted_in_x_and_flagged():

@@ -56,7 +56,8 @@ COVERED = {"default_date", "rate_after_second_anniversary", "overlapping_default
            "conversion_forfeits", "no_questionnaire_request", "questionnaire_deadline",
            "window_breach", "default_after_effectiveness_period", "trueup_dividends",
            "questionnaire_entitlement_judged_on", "registered_securities",
-           "window_material_allowance", "rate_clock"}
+           "window_material_allowance", "rate_clock",
+           "trueup_adjustments", "camden_tranche_order", "same_day_vesting_and_exercise"}
 
 
 def _reading(name):
@@ -179,9 +180,10 @@ def test_trueup_dividends():
         Decimal("0.0001"), ROUND_HALF_UP)
     x = int(Decimal(100_000) / price)
     assert (price, x) == (Decimal("7.6905"), 13_003)
-    for side in ("baseline", "scenario"):
-        assert result[side]["true_up"]["holders"][db]["owed"] == x - 12_500
-    # the reading adds nothing (no dividend term or event), and the report says so
+    assert result["baseline"]["true_up"]["holders"][db]["owed"] == x - 12_500 == 503
+    # to_vesting_date: 30/360 days 2003-01-10 → 2003-06-30 = 5 × 30 + 20 = 170; accrued
+    # = 100,000 × 8% × 170/360 = 3,777.78; x = 103,777.78 / 7.6905 = 13,494.3… → 13,494
+    assert result["scenario"]["true_up"]["holders"][db]["owed"] == 13_494 - 12_500 == 994
     baseline, scenario = rows(result)["true_up.notes"]
     assert baseline == [] and "to_vesting_date" in scenario[0]
 
@@ -230,6 +232,61 @@ def test_rate_clock():
     july = f"additional_interest.payments[payment_date=2005-07-15].amounts.{LEHMAN}"
     assert rows(result)[july] == (money(P * Decimal("0.46") / 360),
                                   money(P * Decimal("0.58") / 360)) == ("76666.67", "96666.67")
+
+
+def _letter(*objs, camden_price="1.50", issued=((1_000_000, "1.50"),)):
+    """Opened, capitalization 10,000,000, Camden issuances of 2002-02-01, W-1: DB
+    Capital's Warrant for 100,000 shares at 3.00; then ``objs`` (type, date, data)."""
+    camden = "Camden Partners Strategic Fund II-A, L.P."
+
+    def e(type_, day, **data):
+        return ev(type_, day, deal="ltr", **data)
+
+    return build([opened("ltr", "infocrossing-letter-2002"),
+                  e("CapitalizationRecorded", "2002-02-01", common_outstanding=10_000_000),
+                  *(e("CamdenWarrantsIssued", "2002-02-01", holder=camden, warrants=n,
+                      exercise_price=p) for n, p in issued),
+                  e("InstrumentRegistered", "2002-03-01", instrument="W-1",
+                    holder="DB Capital Investors, L.P.", kind="warrant", shares=100_000,
+                    exercise_price="3.00"),
+                  *(e(t, d, **({"holder": camden} if t == "CamdenWarrantsVested" else {}),
+                      **data) for t, d, data in objs)])
+
+
+def test_trueup_adjustments():
+    events = _letter(("WarrantsExercised", "2002-06-01",
+                      {"instrument": "W-1", "fraction": "1", "shares_issued": 100_000}),
+                     ("AdjustmentRecorded", "2002-07-01",
+                      {"instrument": "W-1", "new_price": "1.50", "reason": "2-for-1 split"}),
+                     ("CamdenWarrantsVested", "2002-09-01", {"warrants": 1_000_000}),
+                     issued=((1_000_000, "1.00"),))
+    result = switched(events, "2003-01-01", **{_reading("trueup_adjustments"): "camden_only"})
+    # all: P' = 1.50 × (10,000,000 + 666,666.67) / 11,000,000 = 1.4545, x = 300,000 / 1.4545
+    # = 206,256, owed 106,256; camden_only: P' = (30,000,000 + 1,000,000) / 11,000,000
+    # = 2.8182, x = 300,000 / 2.8182 = 106,450, owed 6,450
+    assert rows(result)["true_up.holders.DB Capital Investors, L.P..owed"] == (106_256, 6_450)
+
+
+def test_camden_tranche_order():
+    events = _letter(("CamdenWarrantsVested", "2002-09-01", {"warrants": 500_000}),
+                     issued=((300_000, "1.50"), (400_000, "2.00")))
+    result = switched(events, "2003-01-01",
+                      **{_reading("camden_tranche_order"): "latest_first"})
+    # earliest: (30,000,000 + 300,000 × 1.50 + 200,000 × 2.00) / 10,500,000 = 2.938095… →
+    # 2.9381; latest: (30,000,000 + 400,000 × 2.00 + 100,000 × 1.50) / 10,500,000
+    # = 2.947619… → 2.9476
+    assert rows(result)["true_up.instruments[instrument=W-1].price"] == ("2.9381", "2.9476")
+
+
+def test_same_day_vesting_and_exercise():
+    events = _letter(("WarrantsExercised", "2002-09-01",
+                      {"instrument": "W-1", "fraction": "1", "shares_issued": 100_000}),
+                     ("CamdenWarrantsVested", "2002-09-01", {"warrants": 500_000}))
+    result = switched(events, "2003-01-01",
+                      **{_reading("same_day_vesting_and_exercise"): "exercise_first"})
+    # vesting_first: priced at 2.9286, no true-up; exercise_first: priced at 3.00, then
+    # x = 300,000 / 2.9286 = 102,438, owed 2,438
+    assert rows(result)["true_up.holders.DB Capital Investors, L.P..owed"] == (0, 2_438)
 
 
 def test_every_interpretation_has_a_what_if_test():

@@ -20,26 +20,37 @@ deferral (the Shares, the Camden Warrants, Vested Warrants), ¶3 the true-up, ¶
 other adjustment, ¶5 limited, not applicable to further issuances, counterparts, ¶6
 governing law.
 
-Readings of the letter (and of SPEC §5) this engine had to choose, each where it lives:
+Readings of the letter (and of SPEC §5) this engine had to choose, each where it lives
+(those named in SPEC §6 are switchable interpretations):
 
 * the cutoff is strict: "prior to February 1, 2004" (``trueup.eligible``);
-* a vesting on the date of an exercise is not "after the date of the exercise": it is in
-  force at the exercise and earns no true-up (``order.DAY_ORDER``, ``replay``);
+* ``same_day_vesting_and_exercise`` (default ``vesting_first``): a vesting on the date
+  of an exercise is not "after the date of the exercise": it is in force at the exercise
+  and earns no true-up; ``exercise_first`` prices the exercise before it and lets it earn
+  a true-up (``ledger.dayorder``, ``replay``);
 * one day's events take effect by kind: positions, capitalization (counts for that day's
-  vestings), Camden issuance, ``AdjustmentRecorded`` (``"all"`` before named ones),
-  vestings, cancellations, exercises, true-up shares; same-kind events by their data,
-  never by ``seq`` (``order``); same-day partial exercises of one instrument therefore
-  take "what remains" in the order of their data;
-* ``x`` is taken after the vesting with every adjustment then in force, including an
-  ``AdjustmentRecorded`` after the exercise (flagged: ``y`` is never restated for a
-  split); ``y`` is the shares issued at the exercise plus the true-up shares credited to
-  it before the vesting; what an exercise has earned never falls (``trueup``);
-* shares issued at an exercise below what the price in force implied: a discrepancy, and
-  the shortfall is part of a later ``x - y`` (``trueup.shortfall``, ``report``);
+  vestings), Camden issuance, ``AdjustmentRecorded``, vestings, cancellations, exercises,
+  true-up shares; events of one kind on one day in recorded order (``seq``), never by
+  their data (SPEC §1): same-day partial exercises take "what remains" in the order they
+  were entered; of two capitalizations or two adjustments of one day the later-recorded
+  one stands. The guards use the same rule (``ledger.dayorder``, ``order``);
+* all the vestings of one day are one adjustment, their ``C`` and ``B`` summed and the
+  price rounded once (SPEC §5.2); tranches whose Camden price is not below ``P`` are
+  left out of the sum (``adjustments``, ``replay.vested_day``);
+* ``trueup_adjustments`` (default ``all``): ``x`` is taken after the vesting with every
+  adjustment then in force, including an ``AdjustmentRecorded`` after the exercise
+  (flagged: ``y`` is never restated for a split); ``camden_only`` applies only the
+  Camden adjustments to the price at the exercise. ``y`` is the shares issued at the
+  exercise plus the true-up shares credited to it before the vesting; what an exercise
+  has earned never falls (``trueup``);
+* shares issued at an exercise below what the price in force implied: a discrepancy,
+  reported with whether it is owed under the letter (only through a later vesting's
+  ``x - y``) (``trueup.shortfall``, ``report``);
 * ``TrueUpSharesIssued`` names an instrument: oldest eligible exercise first, the excess
   to the latest (``trueup.settled``);
-* ``trueup_dividends = to_vesting_date`` adds nothing: no dividend term or event
-  (``trueup.dividends_reading``);
+* ``trueup_dividends`` (default ``frozen``); ``to_vesting_date`` converts, for preferred,
+  the dividends accrued from the conversion to the vesting date at the deal's
+  ``preferred_dividends`` terms (``trueup.accrued_dividends``);
 * a vesting adjusts every registered position, held or exercised, so that ``x`` can be
   computed (``replay._adjust_all``); a position's registered price is the price in force
   on its registration date (``instruments.registered``);
@@ -49,13 +60,17 @@ Readings of the letter (and of SPEC §5) this engine had to choose, each where i
   means no weighted-average adjustment, reported (``adjustments``, ``replay``);
 * the share count is rounded down once from the aggregate exercise price or stated
   value, never step by step (``instruments``);
-* a vesting draws on the holder's earliest issuance, a cancellation on its latest
+* ``camden_tranche_order`` (default ``earliest_first``): a vesting draws on the holder's
+  earliest issuance, a cancellation on its latest; ``latest_first`` the other way
   (``camden``); warrants named beyond what is unvested adjust nothing (``replay``);
+* Camden Warrants issued after the agreement date (the Camden Warrant Agreement is dated
+  as of February 1, 2002) are not Camden Warrants of the letter (¶2, ¶5 "any further
+  issuance"): reported in ``camden_not_deferred``, kept out of the book (``replay``);
 * ``AdjustmentRecorded`` is outside the deferral (¶5) and sets an absolute price; for
   ``"all"`` it sets every registered position, and one price for positions at different
   prices is reported (``adjustments.recorded_adjustment``, ``replay``);
-* the adjustment still deferred vests each issuance's unvested warrants as one tranche,
-  in issuance order, on ``as_of``, with the capitalization in force (``deferred``);
+* the adjustment still deferred vests every issuance's unvested warrants on ``as_of``,
+  one day, one adjustment, with the capitalization in force (``deferred``);
 * positions of holders, and Camden Warrants of entities, not named in the letter are
   counted and reported (``replay``).
 """

@@ -48,15 +48,16 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 from fractions import Fraction
+from typing import Any, Sequence
 
 from ledger.events import Event
 
 from ..basis import Basis
-from .arithmetic import exact, round_price, show
+from .arithmetic import exact, fraction_text, round_price, show
 from .camden import Tranche
 from .instruments import Instrument
 
-INTERPRETATIONS = ("trueup_dividends",)
+INTERPRETATIONS = ("trueup_dividends", "camden_tranche_order")
 WHAT_IF = "what-if vesting"   # stands for a vesting that has not happened (deferred.py)
 
 RULES = {
@@ -95,6 +96,7 @@ class PriceChange:
     before: Decimal
     after: Decimal
     basis: Basis
+    vestings: tuple[str, ...] = ()   # every vesting of the day the adjustment is for
 
 
 def recorded_capitalization(event: Event) -> Capitalization:
@@ -128,65 +130,110 @@ def outstanding_base(formula: str, cap: Capitalization) -> tuple[int, str, tuple
             (cap.event, *(i for i in ids if i != WHAT_IF)))
 
 
-def weighted_average(price: Decimal, a: int, tranche: Tranche, decimals: int
-                     ) -> tuple[Decimal, Fraction, str]:
+def camden_paid(tranches: Sequence[Tranche]) -> Fraction:
+    """``Σ (C × Camden exercise price + consideration × C / warrants issued)`` over one
+    day's tranches: ``B × P`` (SPEC §5.2: "their C and B are summed")."""
+    return sum((t.warrants * exact(t.issuance.exercise_price) + t.consideration
+                for t in tranches), Fraction(0))
+
+
+def weighted_average(price: Decimal, a: int, tranches: Sequence[Tranche], decimals: int
+                     ) -> tuple[Decimal, Fraction, str, dict[str, Any]]:
     """``P' = P × (A + B) / (A + C)``, ``B = (C × Camden price + consideration × C /
     warrants issued) / P`` (Warrant Agreement Art. IV, Certificate §12, as SPEC §5.2
-    states them; deferred to the vesting date by Letter ¶2). Returns P', B, arithmetic."""
-    p, c, camden = exact(price), tranche.warrants, tranche.issuance.exercise_price
-    b = (c * exact(camden) + tranche.consideration) / p
-    paid = (f"({c} × {show(camden)} + {show(tranche.consideration)} consideration)"
-            if tranche.consideration else f"{c} × {show(camden)}")
-    text = f"B = {paid} / {show(price)} = {show(b)}; C = {c}"
-    if camden >= price:
-        return price, b, f"{text}; Camden exercise price {show(camden)} is not below " \
-                         f"P = {show(price)}: no adjustment"
+    states them; deferred to the vesting date by Letter ¶2). All the vestings of one day
+    are one adjustment: their ``C`` and ``B`` are summed and ``P'`` is rounded once
+    (SPEC §5.2). Tranches whose Camden price is not below ``P`` make no adjustment and
+    are left out of the sum. Returns P', B, the arithmetic text and the computation as
+    data (exact inputs, operation, rounding, result), which ``explain`` re-computes."""
+    p = exact(price)
+    below = [t for t in tranches if t.issuance.exercise_price < price]
+    c = sum(t.warrants for t in below)
+    paid = camden_paid(below)
+    b = paid / p
+    terms = [f"({t.warrants} × {show(t.issuance.exercise_price)} + "
+             f"{show(t.consideration)} consideration)" if t.consideration
+             else f"{t.warrants} × {show(t.issuance.exercise_price)}" for t in below]
+    text = f"B = ({' + '.join(terms) or '0'}) / {show(price)} = {show(b)}; C = {c}"
+    above = [t for t in tranches if t.issuance.exercise_price >= price]
+    if above:
+        prices = ", ".join(dict.fromkeys(show(t.issuance.exercise_price) for t in above))
+        text += (f"; Camden exercise price {prices} is not below P = {show(price)}: "
+                 + ("no adjustment" if not below else
+                    f"those {sum(t.warrants for t in above)} warrants adjust nothing"))
+    computation: dict[str, Any] = {
+        "operation": "weighted_average", "formula": "P' = P × (A + B) / (A + C), B = paid / P",
+        "exact": {"P": fraction_text(p), "A": str(a), "C": str(c),
+                  "paid": fraction_text(paid), "B": fraction_text(b)},
+        "rounding": {"mode": "half_up", "decimals": decimals}}
+    if not below:
+        return price, b, text, {**computation, "result": None,
+                                                    "applied": format(price, "f")}
     raw = p * (a + b) / (a + c)
     rounded = round_price(raw, decimals)
+    computation["result"] = format(rounded, "f")
     text += (f"; P' = {show(price)} × ({a} + {show(b)}) / ({a} + {c}) = {show(raw)} → "
              f"{show(rounded)} (half-up, {decimals} decimals)")
     if rounded >= price:
+        computation["applied"] = format(price, "f")
         return price, b, f"{text}; not below P = {show(price)}: no adjustment (a vesting " \
-                         f"never raises a price)"
-    return rounded, b, text
+                         f"never raises a price)", computation
+    computation["applied"] = computation["result"]
+    return rounded, b, text, computation
 
 
-def full_ratchet(price: Decimal, tranche: Tranche, decimals: int) -> tuple[Decimal, str]:
-    """``P' = min(P, Camden exercise price)`` (SPEC §5.2; deferred by Letter ¶2)."""
-    camden = round_price(exact(tranche.issuance.exercise_price), decimals)
+def full_ratchet(price: Decimal, tranches: Sequence[Tranche], decimals: int
+                 ) -> tuple[Decimal, str, dict[str, Any]]:
+    """``P' = min(P, Camden exercise price)`` (SPEC §5.2; deferred by Letter ¶2); for one
+    day's tranches, the lowest of their prices."""
+    camden = min(round_price(exact(t.issuance.exercise_price), decimals) for t in tranches)
     after = min(price, camden)
-    return after, f"C = {tranche.warrants}; P' = min({show(price)}, {show(camden)}) = " \
-                  f"{show(after)}"
+    computation = {"operation": "full_ratchet", "formula": "P' = min(P, Camden price)",
+                   "exact": {"P": fraction_text(exact(price)),
+                             "camden": fraction_text(exact(camden))},
+                   "rounding": {"mode": "half_up", "decimals": decimals},
+                   "result": format(after, "f"), "applied": format(after, "f")}
+    return after, f"C = {sum(t.warrants for t in tranches)}; P' = min({show(price)}, " \
+                  f"{show(camden)}) = {show(after)}", computation
 
 
-def camden_adjustment(position: Instrument, tranche: Tranche, vesting: str | None, day: date,
-                      cap: Capitalization | None, formula: str, decimals: int
+def camden_adjustment(position: Instrument, tranches: Sequence[Tranche],
+                      vestings: Sequence[str], day: date, cap: Capitalization | None,
+                      formula: str, decimals: int, price: Decimal | None = None
                       ) -> PriceChange | None:
-    """The adjustment one vested tranche makes to one position (Letter ¶2: "as the Camden
-    Warrants become Vested Warrants, each of the Warrantholders shall be entitled to
-    receive anti-dilution protection"). None if the weighted average cannot be computed
-    because no capitalization was recorded on or before the vesting date."""
-    price = position.price
-    inputs: dict[str, object] = {"formula": formula, "C": tranche.warrants, "P": price,
-                                 "camden_exercise_price": tranche.issuance.exercise_price,
-                                 "consideration": show(tranche.consideration)}
-    events = tuple(e for e in (vesting, tranche.issuance.event) if e)
+    """The adjustment one day's vested tranches make to one position (Letter ¶2: "as the
+    Camden Warrants become Vested Warrants, each of the Warrantholders shall be entitled
+    to receive anti-dilution protection"; SPEC §5.2: one adjustment per vesting day).
+    ``price``: the price adjusted, if not the position's own (``trueup_adjustments =
+    camden_only``). None if the weighted average cannot be computed because no
+    capitalization was recorded on or before the vesting date."""
+    price = position.price if price is None else price
+    c = sum(t.warrants for t in tranches)
+    issuances = tuple(dict.fromkeys(t.issuance.event for t in tranches))
+    inputs: dict[str, object] = {
+        "formula": formula, "C": c, "P": price,
+        "camden_exercise_price": ", ".join(dict.fromkeys(
+            format(t.issuance.exercise_price, "f") for t in tranches)),
+        "consideration": show(sum((t.consideration for t in tranches), Fraction(0)))}
+    events = (*vestings, *issuances)
     if formula == "full_ratchet":
-        after, text = full_ratchet(price, tranche, decimals)
+        after, text, computation = full_ratchet(price, tranches, decimals)
     else:
         if cap is None:
             return None
         a, a_text, a_events = outstanding_base(formula, cap)
-        after, b, b_text = weighted_average(price, a, tranche, decimals)
+        after, b, b_text, computation = weighted_average(price, a, tranches, decimals)
         text = f"{a_text}; {b_text}"
-        inputs |= {"A": a, "B": show(b)}
+        inputs |= {"A": a, "B": show(b), "C": int(computation["exact"]["C"])}
         events += a_events
     inputs["P'"] = after
-    basis = Basis(clause=f"Letter ¶2; {position.clause}", rule=RULES[formula], events=events,
-                  interpretations=INTERPRETATIONS, arithmetic=text, inputs=inputs)
-    return PriceChange(position.instrument, vesting,
-                       "CamdenWarrantsVested" if vesting else "if_all_vest", day, price, after,
-                       basis)
+    basis = Basis(clause=f"Letter ¶2; {position.clause}", rule=RULES[formula],
+                  events=tuple(dict.fromkeys(events)), interpretations=INTERPRETATIONS,
+                  arithmetic=text, inputs=inputs, computation=computation)
+    first = vestings[0] if vestings else None
+    return PriceChange(position.instrument, first,
+                       "CamdenWarrantsVested" if first else "if_all_vest", day, price, after,
+                       basis, tuple(vestings))
 
 
 def recorded_adjustment(position: Instrument, event: Event) -> PriceChange:

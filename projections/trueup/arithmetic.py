@@ -63,3 +63,14 @@ def decimal_text(value: Fraction) -> str:
         return show(value, 12)
     text = format(as_decimal, "f")
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def fraction_text(value: Fraction | Decimal | int) -> str:
+    """An exact number as data: ``"3"``, ``"2.85"`` or ``"1370000/3"`` (never rounded), so
+    that an explanation can re-compute from it (``Fraction(text)`` reads it back)."""
+    value = exact(value)
+    if value.denominator == 1:
+        return str(value.numerator)
+    as_decimal = finite_decimal(value)
+    return format(as_decimal, "f") if as_decimal is not None else \
+        f"{value.numerator}/{value.denominator}"

@@ -1,9 +1,11 @@
 """The Camden Warrants: issued unvested, they become Vested Warrants or are cancelled (Letter ¶2).
 
 A ``CamdenWarrantsVested`` or ``CamdenWarrantsCancelled`` event names a Camden Entity and
-a number of warrants, not an issuance. Reading chosen here, for an entity holding more
-than one issuance: warrants vest from its earliest issuance first, and cancellations
-take the warrants furthest from vesting, its latest issuance first. Each part of a
+a number of warrants, not an issuance. For an entity holding more than one issuance the
+interpretation ``camden_tranche_order`` (SPEC §6; Letter ¶2 "in the manner provided in the
+Camden Warrant Agreement", which is not in the seeds) decides: ``earliest_first`` (the
+default) vests from its earliest issuance first and cancels the warrants furthest from
+vesting, its latest issuance first; ``latest_first`` does both the other way. Each part of a
 vesting drawn from one issuance is a ``Tranche``: it carries that issuance's exercise
 price and its share of the issuance's consideration.
 """
@@ -73,18 +75,31 @@ def _take(book: Book, holder: str, warrants: int, latest_first: bool
     return tuple(out), tuple(parts), left
 
 
-def vested(book: Book, holder: str, warrants: int) -> tuple[Book, tuple[Tranche, ...], int]:
+TRANCHE_ORDERS = ("earliest_first", "latest_first")
+
+
+def _latest_first(reading: str) -> bool:
+    if reading not in TRANCHE_ORDERS:
+        raise ValueError(f"interpretation camden_tranche_order has no value {reading!r}; "
+                         f"choose one of {', '.join(TRANCHE_ORDERS)}")
+    return reading == "latest_first"
+
+
+def vested(book: Book, holder: str, warrants: int, reading: str = "earliest_first"
+           ) -> tuple[Book, tuple[Tranche, ...], int]:
     """Camden Warrants that "become vested and not subject to cancellation" (Letter ¶2):
-    the book after, the tranches that vested (earliest issuance first), and how many of
-    the warrants named could not vest because that many were not unvested."""
-    return _take(book, holder, warrants, latest_first=False)
+    the book after, the tranches that vested (earliest issuance first unless ``reading``
+    is ``latest_first``), and how many of the warrants named could not vest because that
+    many were not unvested."""
+    return _take(book, holder, warrants, latest_first=_latest_first(reading))
 
 
-def cancelled(book: Book, holder: str, warrants: int) -> tuple[Book, tuple[Tranche, ...], int]:
+def cancelled(book: Book, holder: str, warrants: int, reading: str = "earliest_first"
+              ) -> tuple[Book, tuple[Tranche, ...], int]:
     """Cancelled Camden Warrants can never vest, so never adjust (Letter ¶2 "only to the
     extent that ... become Vested Warrants"): the book after, the tranches cancelled
-    (latest issuance first) and the shortfall."""
-    return _take(book, holder, warrants, latest_first=True)
+    (latest issuance first unless ``reading`` is ``latest_first``) and the shortfall."""
+    return _take(book, holder, warrants, latest_first=not _latest_first(reading))
 
 
 def unvested(book: Book) -> tuple[Tranche, ...]:

@@ -2,9 +2,10 @@
 
 For each position not yet fully exercised or converted: the price and share count it would
 have if every Camden Warrant still able to vest (issued, neither vested nor cancelled)
-became a Vested Warrant on ``as_of``. The what-if vests each issuance's unvested warrants
-as one tranche, issuances in the order they were issued, with the deal's formula and the
-capitalization in force on ``as_of``, exactly as real vestings would be applied.
+became a Vested Warrant on ``as_of``. The what-if vests every issuance's unvested warrants
+on that one day, so, as for real vestings of one day, they are one adjustment (SPEC
+§5.2: their ``C`` and ``B`` summed, the price rounded once), with the deal's formula and
+the capitalization in force on ``as_of``.
 """
 
 from __future__ import annotations
@@ -35,16 +36,16 @@ def if_all_vest(history: History) -> dict[str, Deferred]:
     for name, position in history.positions.items():
         if not position.held:
             continue
-        parts, cap, now, computable = [], history.capitalization, position, True
-        for tranche in tranches:
-            change = adjustments.camden_adjustment(now, tranche, None, day, cap, terms.formula,
+        parts, now, computable = [], position, True
+        if tranches:
+            change = adjustments.camden_adjustment(now, tranches, (), day,
+                                                   history.capitalization, terms.formula,
                                                    terms.price_decimals)
             if change is None:
                 computable = False
-                break
-            parts.append(change.basis)
-            now = instruments.repriced(now, change.after)
-            cap = adjustments.deemed_outstanding(cap, None, tranche.warrants)
+            else:
+                parts.append(change.basis)
+                now = instruments.repriced(now, change.after)
         rule = (f"the adjustment still deferred: the price and shares if every unvested Camden "
                 f"Warrant ({sum(t.warrants for t in tranches)}) became a Vested Warrant on "
                 f"{day.isoformat()}")

@@ -1,53 +1,38 @@
 """The order in which the letter's events take effect (SPEC §1, Letter ¶2, ¶3).
 
 Projections order by ``(date, seq)`` (SPEC §1). Within one day the letter needs more: a
-Camden vesting "on the date" it happens must be in force for an exercise of the same day
-(Letter ¶3 earns a true-up only for vestings "after the date of the exercise", so a
-same-day vesting is given at the exercise instead), and a capitalization recorded on the
-vesting date counts for it (SPEC §5.2 "on or before the vesting date"). So the events of
-one day are taken in a fixed order of kinds, and events of one kind on one day in the
-order of their data, then id: never by ``seq``, so that the order in which an operator
-entered same-day facts never changes a figure.
+capitalization recorded on the vesting date counts for it (SPEC §5.2 "on or before the
+vesting date"), Camden Warrants issued on a day can vest that day, and a Camden vesting
+on the date of an exercise is in force at the exercise or earns a true-up for it, as
+``same_day_vesting_and_exercise`` reads Letter ¶3 "after the date of the exercise". So
+the *kinds* of one day's events take effect in a fixed order, and events of one kind on
+one day in the order they were recorded (``seq``), never in an order derived from their
+data: two partial exercises of one warrant on one day take "what remains" in the order
+the operator entered them; of two capitalizations, or two ``AdjustmentRecorded`` of one
+instrument, recorded for one day, the later-recorded one stands.
 
-Reading chosen here: an ``AdjustmentRecorded`` for ``"all"`` takes effect before the
-same day's adjustments of named instruments, so that the more specific record wins
-whatever the instruments are called (ordering by data alone made "W-1" sort before
-"all" but "w-1" after it).
+The rule itself is ``ledger.dayorder``: the write-side guards sort by the same key, so a
+batch is refused exactly when the projection's order of it breaks a rule.
 """
 
 from __future__ import annotations
 
-import json
-from typing import Iterable
+from typing import Iterable, Mapping
 
+from ledger.dayorder import LETTER_DAY_ORDER, VESTING_FIRST, in_effect_key
 from ledger.events import Event
 
-#: Within a day: positions first, then the capitalization, the Camden issuance, other
-#: adjustments, vestings, cancellations, exercises and conversions, and settlements last.
-DAY_ORDER: dict[str, int] = {
-    "InstrumentRegistered": 0,
-    "CapitalizationRecorded": 1,
-    "CamdenWarrantsIssued": 2,
-    "AdjustmentRecorded": 3,
-    "CamdenWarrantsVested": 4,
-    "CamdenWarrantsCancelled": 5,
-    "WarrantsExercised": 6,
-    "PreferredConverted": 6,
-    "TrueUpSharesIssued": 7,
-}
+#: Within a day, under the default reading (``ledger.dayorder``).
+DAY_ORDER: dict[str, int] = LETTER_DAY_ORDER
 
 
-def _content(event: Event) -> str:
-    return json.dumps({k: str(v) for k, v in event.data.items()}, sort_keys=True)
+def same_day_reading(interpretations: Mapping[str, str] | None) -> str:
+    return (interpretations or {}).get("same_day_vesting_and_exercise", VESTING_FIRST)
 
 
-def _specific(event: Event) -> int:
-    """0 for an adjustment of ``"all"`` instruments, 1 for anything naming one."""
-    return 0 if event.type == "AdjustmentRecorded" and event.data["instrument"] == "all" else 1
-
-
-def in_effect_order(events: Iterable[Event]) -> list[Event]:
-    """The letter's events in the order they take effect: date, kind, data, id."""
+def in_effect_order(events: Iterable[Event],
+                    interpretations: Mapping[str, str] | None = None) -> list[Event]:
+    """The letter's events in the order they take effect: date, kind, seq (SPEC §1)."""
+    reading = same_day_reading(interpretations)
     ours = (e for e in events if e.type in DAY_ORDER)
-    return sorted(ours, key=lambda e: (e.date, DAY_ORDER[e.type], e.type, _specific(e),
-                                       _content(e), e.id))
+    return sorted(ours, key=lambda e: in_effect_key(e.date, e.type, e.seq, reading))

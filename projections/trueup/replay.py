@@ -4,10 +4,11 @@ data. Each event kind has one small handler that applies the rule of its module.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any, Mapping
 
+from ledger.dayorder import EXERCISE_FIRST
 from ledger.events import Event
 from ledger.terms import LetterTerms, letter_terms
 
@@ -16,7 +17,7 @@ from . import adjustments, camden, instruments, trueup
 from .adjustments import Capitalization, PriceChange
 from .camden import Book, Tranche
 from .instruments import Instrument
-from .order import in_effect_order
+from .order import in_effect_order, same_day_reading
 from .trueup import Account, Exercise
 
 EXERCISE_KIND = {"WarrantsExercised": "warrant", "PreferredConverted": "preferred"}
@@ -29,7 +30,8 @@ class Vesting:
     holder: str
     warrants: int                         # named in the event
     tranches: tuple[Tranche, ...]         # what actually vested
-    changes: tuple[PriceChange, ...]
+    changes: tuple[PriceChange, ...]      # the day's adjustment, on its first vesting
+    adjusted_with: str = ""               # the first vesting of the day (SPEC §5.2)
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,7 @@ class History:
     vested_counts: Mapping[str, int]
     cancelled_counts: Mapping[str, int]
     problems: tuple[dict[str, Any], ...]
+    not_deferred: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass
@@ -73,6 +76,7 @@ class _Replay:
     vested_counts: dict[str, int] = field(default_factory=dict)
     cancelled_counts: dict[str, int] = field(default_factory=dict)
     problems: list[dict[str, Any]] = field(default_factory=list)
+    not_deferred: list[dict[str, Any]] = field(default_factory=list)
 
     def problem(self, event: Event, text: str) -> None:
         self.problems.append({"event": event.id, "date": event.date.isoformat(),
@@ -99,6 +103,28 @@ class _Replay:
         self.cap = adjustments.recorded_capitalization(e)
 
     def CamdenWarrantsIssued(self, e: Event) -> None:
+        """Letter ¶2: "Camden Warrants" are those issued "pursuant to that certain Warrant
+        Agreement dated as of February 1, 2002"; ¶5: the letter is not "applicable to any
+        further issuance of securities of any kind". Warrants issued after the agreement
+        date are not Camden Warrants of the letter: nothing about them is deferred. They
+        are kept out of the book (their vesting adjusts nothing here) and reported, so
+        that the operator records whatever anti-dilution they trigger under the
+        Transaction Documents as an ``AdjustmentRecorded``."""
+        if e.date > self.terms.agreement_date:
+            self.not_deferred.append({
+                "event": e.id, "date": e.date.isoformat(), "holder": e.data["holder"],
+                "warrants": e.data["warrants"],
+                "exercise_price": format(e.data["exercise_price"], "f"),
+                "clause": "Letter ¶2, ¶5",
+                "reason": f"issued after {self.terms.agreement_date.isoformat()}, the date of "
+                          "the Camden Warrant Agreement: not Camden Warrants of the letter, "
+                          "which does not apply to any further issuance; not deferred (record "
+                          "any adjustment they trigger as AdjustmentRecorded)"})
+            self.problem(e, f"Camden Warrants issued {e.date.isoformat()}, after the Camden "
+                            f"Warrant Agreement of {self.terms.agreement_date.isoformat()}, are "
+                            "not Camden Warrants of the letter (Letter ¶2, ¶5): not deferred, "
+                            "and their vesting adjusts nothing here")
+            return
         if self.terms.camden_entities and e.data["holder"] not in self.terms.camden_entities:
             self.problem(e, f"{e.data['holder']!r} is not a Camden Entity named in the "
                             "letter (Letter ¶2); its warrants are counted")
@@ -130,29 +156,67 @@ class _Replay:
                                 "is misstated")
 
     def CamdenWarrantsVested(self, e: Event) -> None:
-        holder, named = e.data["holder"], e.data["warrants"]
-        self.book, tranches, short = camden.vested(self.book, holder, named)
-        if short:
-            self.problem(e, f"{short} of the {named} warrants named were not unvested "
-                            f"Camden Warrants of {holder!r}; they adjust nothing")
-        if not tranches:
+        self.vested_day([e])
+
+    def vested_day(self, day: list[Event]) -> None:
+        """All the vestings of one day, one adjustment (SPEC §5.2: "their C and B are
+        summed and the price is rounded once"), then each eligible exercise's true-up for
+        that day (Letter ¶3)."""
+        order = self.interpretations.get("camden_tranche_order", "earliest_first")
+        drawn: list[tuple[Event, tuple[Tranche, ...]]] = []
+        for e in day:
+            holder, named = e.data["holder"], e.data["warrants"]
+            self.book, tranches, short = camden.vested(self.book, holder, named, order)
+            if short:
+                self.problem(e, f"{short} of the {named} warrants named were not unvested "
+                                f"Camden Warrants of {holder!r} under the letter; they adjust "
+                                "nothing")
+            if tranches:
+                self.vested_counts[holder] = self.vested_counts.get(holder, 0) + named - short
+                drawn.append((e, tranches))
+        if not drawn:
             return
-        self.vested_counts[holder] = self.vested_counts.get(holder, 0) + named - short
-        changes = []
-        for tranche in tranches:
-            changes += self._adjust_all(tranche, e.id, e.date, e)
-            self.cap = adjustments.deemed_outstanding(self.cap, e.id, tranche.warrants)
-        self.vestings.append(Vesting(e.id, e.date, holder, named, tranches, tuple(changes)))
+        first, when = drawn[0][0], drawn[0][0].date
+        ids = tuple(e.id for e, _ in drawn)
+        tranches = tuple(t for _, ts in drawn for t in ts)
+        changes = self._adjust_all(tranches, ids, when, first)
+        for e, ts in drawn:
+            mine = tuple(changes) if e is first else ()
+            self.vestings.append(Vesting(e.id, when, e.data["holder"], e.data["warrants"], ts,
+                                         mine, first.id))
+        cap_before = self.cap
+        for t in tranches:
+            self.cap = adjustments.deemed_outstanding(self.cap, first.id, t.warrants)
+        by_instrument = {c.instrument: c for c in changes}
+        camden_only = self.interpretations.get("trueup_adjustments", "all") == "camden_only"
+        exercise_first = same_day_reading(self.interpretations) == EXERCISE_FIRST
         cutoff = self.terms.true_up_cutoff
         for i, acc in enumerate(self.accounts):
             ex = acc.exercise
-            if ex.eligible and ex.date < e.date:
-                self.accounts[i] = trueup.at_vesting(acc, self.positions[ex.instrument], e.id,
-                                                     e.date, cutoff, self.interpretations)
+            # Letter ¶3 "after the date of the exercise": a same-day vesting counts only
+            # under exercise_first (the exercise was replayed before it)
+            if not ex.eligible or not (ex.date < when or exercise_first):
+                continue
+            position = self.positions[ex.instrument]
+            change = by_instrument.get(ex.instrument)
+            price = None
+            if camden_only:
+                start = acc.camden_price if acc.camden_price is not None else ex.price
+                shadow = adjustments.camden_adjustment(
+                    position, tranches, ids, when, cap_before, self.terms.formula,
+                    self.terms.price_decimals, price=start)
+                price = start if shadow is None else shadow.after
+                change = shadow
+                acc = replace(acc, camden_price=price)
+            self.accounts[i] = trueup.at_vesting(acc, position, ids, when, cutoff,
+                                                 self.interpretations, price,
+                                                 change.basis if change else None,
+                                                 self.terms.preferred_dividends)
 
     def CamdenWarrantsCancelled(self, e: Event) -> None:
         holder, named = e.data["holder"], e.data["warrants"]
-        self.book, _, short = camden.cancelled(self.book, holder, named)
+        order = self.interpretations.get("camden_tranche_order", "earliest_first")
+        self.book, _, short = camden.cancelled(self.book, holder, named, order)
         if short:
             self.problem(e, f"{short} of the {named} warrants named were not unvested "
                             f"Camden Warrants of {holder!r}")
@@ -203,13 +267,13 @@ class _Replay:
         self.positions[change.instrument] = instruments.repriced(
             self.positions[change.instrument], change.after)
 
-    def _adjust_all(self, tranche: Tranche, vesting: str, day: date, e: Event
-                    ) -> list[PriceChange]:
+    def _adjust_all(self, tranches: tuple[Tranche, ...], vestings: tuple[str, ...],
+                    day: date, e: Event) -> list[PriceChange]:
         """Every registered position, held or exercised: an exercised part still needs the
         price it would have had, for the true-up (Letter ¶3)."""
         out = []
         for position in list(self.positions.values()):
-            change = adjustments.camden_adjustment(position, tranche, vesting, day, self.cap,
+            change = adjustments.camden_adjustment(position, tranches, vestings, day, self.cap,
                                                    self.terms.formula,
                                                    self.terms.price_decimals)
             if change is None:
@@ -228,12 +292,25 @@ def replay(timeline: Timeline, interpretations: Mapping[str, str]) -> History:
                          "antidilution_deferral deal")
     trueup.dividends_reading("preferred", interpretations)  # refuse an unknown reading early
     state = _Replay(letter_terms(dict(timeline.terms)), interpretations)
-    for event in in_effect_order(timeline.events):
+    ordered = in_effect_order(timeline.events, interpretations)
+    i = 0
+    while i < len(ordered):
+        event = ordered[i]
+        if event.type == "CamdenWarrantsVested":   # one day's vestings: one adjustment
+            j = i
+            while j < len(ordered) and ordered[j].type == event.type and \
+                    ordered[j].date == event.date:
+                j += 1
+            state.vested_day(ordered[i:j])
+            i = j
+            continue
         getattr(state, event.type)(event)
+        i += 1
     return History(
         terms=state.terms, as_of=timeline.as_of, interpretations=dict(interpretations),
         positions=dict(state.positions), accounts=tuple(state.accounts),
         vestings=tuple(state.vestings), price_changes=tuple(state.changes),
         trueup_issues=tuple(state.issues), book=state.book, capitalization=state.cap,
         vested_counts=dict(state.vested_counts),
-        cancelled_counts=dict(state.cancelled_counts), problems=tuple(state.problems))
+        cancelled_counts=dict(state.cancelled_counts), problems=tuple(state.problems),
+        not_deferred=tuple(state.not_deferred))

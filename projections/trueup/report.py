@@ -39,12 +39,33 @@ def _exercise(acc: trueup.Account, h: History) -> dict[str, Any]:
         "implied_at_exercise": ex.implied,
         "vestings": [{"event": s.vesting, "date": s.date.isoformat(), "price": _money(s.price),
                       "x": s.x, "y": s.y, "owed": s.owed, "earned": s.earned,
-                      "increment": s.earned - before}
+                      "increment": s.earned - before, "events": list(s.vestings),
+                      "price_inputs": _price_inputs(s)}
                      for s, before in zip(acc.steps, (0, *(p.earned for p in acc.steps)))],
+        "driven_by": _driven_by(acc),
         "true_up_shares": [{"event": e, "shares": n} for e, n in acc.issues],
-        "basis": trueup.exercise_basis(acc, cutoff, h.interpretations).to_json(
-            h.interpretations),
+        "basis": trueup.exercise_basis(acc, cutoff, h.interpretations,
+                                       h.terms.preferred_dividends).to_json(h.interpretations),
     }
+
+
+def _price_inputs(step: trueup.Step) -> dict[str, Any] | None:
+    """A, B, C, P and P' of the day's adjustment behind the price ``x`` uses (SPEC §5.2)."""
+    if step.adjustment is None:
+        return None
+    return {k: (v if isinstance(v, int) else format(v, "f") if hasattr(v, "as_tuple")
+                else str(v))
+            for k, v in step.adjustment.inputs.items() if k in ("A", "B", "C", "P", "P'")}
+
+
+def _driven_by(acc: trueup.Account) -> dict[str, Any] | None:
+    """The vesting whose ``x`` sets what the exercise has earned (the largest ``x``), with
+    the A, B, C, P and P' of its adjustment: the headline of a true-up figure."""
+    if not acc.steps:
+        return None
+    best = max(acc.steps, key=lambda s: s.x)
+    return {"vesting": best.vesting, "date": best.date.isoformat(), "events": list(best.vestings),
+            "x": best.x, "price": _money(best.price), **(_price_inputs(best) or {})}
 
 
 def _totals(h: History) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, int]]]:
@@ -95,6 +116,7 @@ def _discrepancies(h: History) -> list[dict[str, Any]]:
                         "instrument": ex.instrument, "date": ex.date.isoformat(),
                         "price": _money(ex.price), "implied": ex.implied,
                         "shares_issued": ex.shares_issued, "short": short,
+                        **_shortfall(acc, short),
                         "note": "shares issued at the exercise were below what the price "
                                 "then in force implied; a later true-up's x - y includes "
                                 "the difference (Letter ¶3 y = shares previously issued)"})
@@ -107,6 +129,27 @@ def _discrepancies(h: History) -> list[dict[str, Any]]:
     return out
 
 
+def _shortfall(acc: trueup.Account, short: int) -> dict[str, Any]:
+    """A shortfall at the exercise, reported, not silently applied: the letter owes shares
+    only as a true-up at a later vesting (Letter ¶3: x - y, y = the shares "previously
+    issued"), so without one the shortfall is not owed under the letter (it would be a
+    claim under the Warrant Agreement or the Certificate, outside this ledger); with one,
+    x - y includes it, and ``in_true_up`` says how much of what was earned it is."""
+    ex = acc.exercise
+    later = bool(acc.steps)
+    return {
+        "eligible": ex.eligible,
+        "later_vesting": acc.steps[0].vesting if later else None,
+        "owed_without_vesting": False,
+        "owed_under_letter": min(short, acc.earned) if later else 0,
+        "in_true_up": later and acc.earned > 0,
+        "status": ("counted in the true-up of a later vesting (Letter ¶3 y = shares "
+                   "previously issued)" if later and acc.earned > 0 else
+                   "not owed under the letter: no Camden vesting after the exercise"
+                   + ("" if ex.eligible else ", and the exercise is not before the cutoff")
+                   + "; a claim, if any, under the Warrant Agreement or the Certificate")}
+
+
 def _vestings(h: History) -> list[dict[str, Any]]:
     return [{"event": v.event, "date": v.date.isoformat(), "holder": v.holder,
              "warrants": v.warrants, "vested": sum(t.warrants for t in v.tranches),
@@ -115,13 +158,15 @@ def _vestings(h: History) -> list[dict[str, Any]]:
                           for t in v.tranches],
              "changes": [{"instrument": c.instrument, "before": _money(c.before),
                           "after": _money(c.after),
-                          "held": h.positions[c.instrument].held} for c in v.changes]}
+                          "held": h.positions[c.instrument].held} for c in v.changes],
+             "adjusted_with": v.adjusted_with or v.event}
             for v in h.vestings]
 
 
 def _notes(h: History) -> list[str]:
     if h.interpretations.get("trueup_dividends", "frozen") == "to_vesting_date":
-        return [trueup.dividends_reading("preferred", h.interpretations)]
+        return [trueup.dividends_reading("preferred", h.interpretations,
+                                         h.terms.preferred_dividends)]
     return []
 
 
@@ -140,7 +185,8 @@ def build(timeline: Timeline, interpretations: Mapping[str, str]) -> dict:
         "vestings": _vestings(h),
         "adjustments": [{"event": c.event, "cause": c.cause, "date": c.date.isoformat(),
                          "instrument": c.instrument, "before": _money(c.before),
-                         "after": _money(c.after), "basis": c.basis.to_json(interpretations)}
+                         "after": _money(c.after), "basis": c.basis.to_json(interpretations),
+                         "vestings": list(c.vestings)}
                         for c in h.price_changes],
         "discrepancies": _discrepancies(h),
         "camden": camden.by_holder(h.book, dict(h.vested_counts), dict(h.cancelled_counts)),
@@ -153,4 +199,5 @@ def build(timeline: Timeline, interpretations: Mapping[str, str]) -> dict:
         "price_decimals": h.terms.price_decimals,
         "notes": _notes(h),
         "problems": list(h.problems),
+        "camden_not_deferred": list(h.not_deferred),
     }}

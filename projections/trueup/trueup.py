@@ -27,12 +27,15 @@ Readings chosen here:
   left unallocated if there is none, and either way is reported as over-issued.
 * ``trueup_dividends`` (SPEC §6): ``frozen`` counts anti-dilution only, as the words of
   ¶3 do ("entitled after giving effect to all anti-dilution adjustments").
-  ``to_vesting_date`` would add what the Shares, "8% Series A Cumulative Convertible
-  Participating Preferred Stock" (Letter ¶2), would have accrued from the conversion to
-  the vesting date. How accrued dividends convert is fixed by the Certificate of
-  Designations, which is not in the seeds, and the deal has no term for the rate nor the
-  catalog an event for dividends paid, so it adds nothing, and every basis says so.
-  Warrants carry no dividends under either reading.
+  ``to_vesting_date`` reads "if such ... Shares had been ... converted on the date on
+  which such Camden Warrants become Vested Warrants" whole: Shares of the "8% Series A
+  Cumulative Convertible Participating Preferred Stock" (Letter ¶2) converted on the
+  vesting date would have carried the dividends accrued from the actual conversion to
+  that date, so ``x`` converts the stated value plus those dividends, at the deal's
+  ``preferred_dividends`` terms (rate, day count, whether accrued dividends convert:
+  the Certificate of Designations is not in the seeds). With no such terms, or if
+  accrued dividends do not convert, it adds nothing and says so. Warrants carry no
+  dividends under either reading.
 * Each step reports ``increment``: what that vesting added to what the exercise has
   earned (the first vesting's ``x - y``; a later one's increase of ``x``).
 """
@@ -46,10 +49,14 @@ from fractions import Fraction
 from typing import Mapping
 
 from ..basis import Basis
+from ledger.daycount import year_fraction
+from ledger.terms import PreferredDividends
+
+from .arithmetic import exact, fraction_text, show, whole_shares
 from .instruments import Instrument, shares_for, shares_text
 
 CLAUSE = "Letter ¶3"
-INTERPRETATIONS = ("trueup_dividends",)
+INTERPRETATIONS = ("trueup_dividends", "trueup_adjustments", "same_day_vesting_and_exercise")
 READINGS = ("frozen", "to_vesting_date")
 
 
@@ -73,9 +80,9 @@ class Exercise:
 
 @dataclass(frozen=True)
 class Step:
-    """One later vesting's effect on one eligible exercise."""
+    """One later vesting day's effect on one eligible exercise."""
 
-    vesting: str
+    vesting: str               # the first vesting of the day
     date: date
     price: Decimal
     x: int
@@ -83,6 +90,8 @@ class Step:
     owed: int
     earned: int                # cumulative after this vesting
     basis: Basis
+    vestings: tuple[str, ...] = ()        # every vesting of the day (SPEC §5.2)
+    adjustment: Basis | None = None       # the day's P' for the price x uses
 
 
 @dataclass(frozen=True)
@@ -90,6 +99,9 @@ class Account:
     exercise: Exercise
     steps: tuple[Step, ...] = ()
     issues: tuple[tuple[str, int], ...] = ()     # (TrueUpSharesIssued event, shares credited)
+    #: ``trueup_adjustments = camden_only``: the price at the exercise with only the
+    #: Camden adjustments since applied to it (None until the first vesting after it)
+    camden_price: Decimal | None = None
 
     @property
     def issued(self) -> int:
@@ -120,7 +132,8 @@ def eligible(day: date, cutoff: date) -> bool:
     return day < cutoff
 
 
-def dividends_reading(kind: str, interpretations: Mapping[str, str]) -> str:
+def dividends_reading(kind: str, interpretations: Mapping[str, str],
+                      terms: PreferredDividends | None = None) -> str:
     """How ``trueup_dividends`` (SPEC §6, Letter ¶3) bears on ``x``."""
     value = interpretations.get("trueup_dividends", "frozen")
     if value not in READINGS:
@@ -131,37 +144,77 @@ def dividends_reading(kind: str, interpretations: Mapping[str, str]) -> str:
                 "accrued after the actual exercise or conversion")
     if kind == "warrant":
         return "trueup_dividends = to_vesting_date: a Warrant carries no dividends; x is unchanged"
-    return ("trueup_dividends = to_vesting_date: dividends the Shares (8% Series A Cumulative "
-            "Convertible Participating Preferred, Letter ¶2) would have accrued from the "
-            "conversion to the vesting date would count, but how they convert is set by the "
-            "Certificate of Designations (not in the seeds) and the deal has no dividend rate "
-            "term nor the catalog a dividend event, so none are added")
+    if terms is None or not terms.convert_accrued:
+        why = ("the deal has no preferred_dividends terms" if terms is None else
+               "the deal's terms say accrued dividends do not convert")
+        return ("trueup_dividends = to_vesting_date: dividends the Shares would have accrued "
+                f"from the conversion to the vesting date would count, but {why}: none added")
+    return ("trueup_dividends = to_vesting_date: x converts the stated value plus the "
+            f"dividends the Shares (8% Series A Cumulative, Letter ¶2) would have accrued "
+            f"from the conversion to the vesting date: {format(terms.rate, 'f')}% a year of "
+            f"the stated value, {terms.day_count}, not compounded, none paid")
 
 
-def rule_text(exercise: Exercise, cutoff: date, interpretations: Mapping[str, str]) -> str:
+def accrued_dividends(exercise: Exercise, position: Instrument, day: date,
+                      interpretations: Mapping[str, str],
+                      terms: PreferredDividends | None) -> Fraction:
+    """Under ``to_vesting_date``, what the converted Shares would have accrued from the
+    conversion to ``day``: portion × stated value × rate × year fraction (Letter ¶2, ¶3)."""
+    if (interpretations.get("trueup_dividends", "frozen") != "to_vesting_date"
+            or exercise.kind != "preferred" or terms is None or not terms.convert_accrued):
+        return Fraction(0)
+    years = year_fraction(terms.day_count, exercise.date, day)
+    return exercise.portion * position.aggregate * exact(terms.rate) / 100 * years
+
+
+def rule_text(exercise: Exercise, cutoff: date, interpretations: Mapping[str, str],
+              terms: PreferredDividends | None = None) -> str:
     return (f"an exercise or conversion before {cutoff.isoformat()} followed by a vesting of "
             "Camden Warrants: the Company issues x - y, x = the shares if exercised on the "
             "vesting date after all anti-dilution adjustments, y = the shares previously "
-            f"issued in respect of it; {dividends_reading(exercise.kind, interpretations)}")
+            f"issued in respect of it; "
+            f"{dividends_reading(exercise.kind, interpretations, terms)}")
 
 
-def at_vesting(account: Account, position: Instrument, vesting: str, day: date,
-               cutoff: date, interpretations: Mapping[str, str]) -> Account:
-    """The true-up a vesting after an eligible exercise earns (Letter ¶3): ``owed = x - y``."""
+def at_vesting(account: Account, position: Instrument, vestings: tuple[str, ...], day: date,
+               cutoff: date, interpretations: Mapping[str, str],
+               price: Decimal | None = None, adjustment: Basis | None = None,
+               dividends: PreferredDividends | None = None) -> Account:
+    """The true-up one vesting day after an eligible exercise earns (Letter ¶3): ``owed =
+    x - y``. ``price``: the price ``x`` uses, if not the position's (``camden_only``);
+    ``adjustment``: the basis of that day's ``P'`` for it, shown beside ``x``."""
     ex = account.exercise
-    x = shares_for(position, ex.portion)
+    price = position.price if price is None else price
+    accrued = accrued_dividends(ex, position, day, interpretations, dividends)
+    x = whole_shares((ex.portion * position.aggregate + accrued) / exact(price))
     y = ex.shares_issued + account.issued
     owed = max(0, x - y)
     earned = max(account.earned, x - ex.shares_issued, 0)
     trueups = f" + {account.issued} (true-up shares issued)" if account.issued else ""
-    text = (f"x = {shares_text(position, ex.portion)}; y = {ex.shares_issued}{trueups}"
+    x_text = (shares_text(position, ex.portion, price) if not accrued else
+              f"({show(ex.portion * position.units)} × {show(position.unit_value)} + "
+              f"{show(accrued)} accrued dividends) / {show(price)} = {x} (rounded down)")
+    text = (f"x = {x_text}; y = {ex.shares_issued}{trueups}"
             f"{f' = {y}' if trueups else ''}; owed = "
             + (f"{x} - {y} = {owed}" if x >= y else f"max(0, {x} - {y}) = 0"))
-    basis = Basis(clause=CLAUSE, rule=rule_text(ex, cutoff, interpretations),
-                  events=(ex.event, vesting, *(e for e, _ in account.issues)),
+    inputs: dict[str, object] = {"x": x, "y": y, "price": price}
+    if adjustment is not None:
+        inputs |= {k: adjustment.inputs[k] for k in ("A", "B", "C", "P", "P'")
+                   if k in adjustment.inputs}
+    computation = {"operation": "shares", "formula": "x = portion × aggregate / price, "
+                   "rounded down",
+                   "exact": {"portion": fraction_text(ex.portion),
+                             "aggregate": fraction_text(position.aggregate),
+                             "dividends": fraction_text(accrued),
+                             "price": fraction_text(exact(price))},
+                   "rounding": {"mode": "down", "decimals": 0}, "result": str(x)}
+    basis = Basis(clause=CLAUSE, rule=rule_text(ex, cutoff, interpretations, dividends),
+                  events=(ex.event, *vestings, *(e for e, _ in account.issues)),
                   interpretations=INTERPRETATIONS, arithmetic=text,
-                  inputs={"x": x, "y": y, "price": position.price})
-    step = Step(vesting, day, position.price, x, y, owed, earned, basis)
+                  inputs=inputs, computation=computation,
+                  parts=(adjustment,) if adjustment is not None else ())
+    step = Step(vestings[0], day, price, x, y, owed, earned, basis, tuple(vestings),
+                adjustment)
     return replace(account, steps=account.steps + (step,))
 
 
@@ -183,11 +236,11 @@ def settled(accounts: list[Account], event: str, shares: int
     return out, left, (0 if out else left)
 
 
-def exercise_basis(account: Account, cutoff: date, interpretations: Mapping[str, str]
-                   ) -> Basis:
+def exercise_basis(account: Account, cutoff: date, interpretations: Mapping[str, str],
+                   dividends: PreferredDividends | None = None) -> Basis:
     """Why an exercise is owed what it is owed (Letter ¶3)."""
     ex = account.exercise
-    rule = rule_text(ex, cutoff, interpretations)
+    rule = rule_text(ex, cutoff, interpretations, dividends)
     events = (ex.event, *(s.vesting for s in account.steps), *(e for e, _ in account.issues))
     if not ex.eligible:
         text = (f"exercised on {ex.date.isoformat()}, not before {cutoff.isoformat()}: "
