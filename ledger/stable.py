@@ -111,6 +111,9 @@ def stable_view(ledger: "Ledger") -> Iterator[StableView]:
                 with conn.transaction(force_rollback=True):
                     cursor = conn.cursor()
                     cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                    # the library's sessions end a transaction idle for a few seconds; a
+                    # reader works between its statements (hashing, rebuilding state)
+                    cursor.execute("SET LOCAL idle_in_transaction_session_timeout = 0")
                     yield StableView(ledger, cursor)
         else:
             with datastore.transaction(commit=False) as cursor:
