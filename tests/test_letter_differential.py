@@ -11,7 +11,8 @@ so that the only same-day orders in question are the ones SPEC §1, §5.2 and §
 Each history is checked by the write-side guards (``ledger.guards``) before use.
 
 Compared: owed, issued and outstanding per holder and per exercise; eligibility and shares
-issued per exercise; price and share count per instrument.
+issued per exercise; price and share count per instrument, and what they would be if every
+unvested Camden Warrant vested (SPEC §5.3 "the adjustment still deferred").
 
 Interpretations are drawn from the readings both the model and the engine know
 (``projections.interpretations.REGISTRY``), so that readings the engine gains are tested
@@ -82,6 +83,7 @@ def ev(type_: str, day: date, **data: Any) -> dict[str, Any]:
 @st.composite
 def histories(draw) -> dict[str, Any]:
     formula = draw(st.sampled_from(FORMULAS))
+    decimals = draw(st.sampled_from([4, 4, 2, 6]))
     readings = {name: draw(st.sampled_from(values)) for name, values in SHARED_READINGS.items()}
     model_readings = {**{n: v[0] for n, v in READINGS.items()}, **readings}
     days: dict[date, list[dict[str, Any]]] = {AGREEMENT: []}
@@ -112,7 +114,7 @@ def histories(draw) -> dict[str, Any]:
         for _ in range(draw(st.integers(1, 1 if KNOWN_DEFECTS_AVOIDED else 3))):
             n = draw(st.integers(50_000, 1_000_000))
             day0.append(ev("CamdenWarrantsIssued", AGREEMENT, holder=holder, warrants=n,
-                           exercise_price=draw(price(5_000, 18_000)),
+                           exercise_price=draw(price(5_000, 26_000)),
                            consideration=draw(st.sampled_from(["0", "0", "1000.00",
                                                                "25000.50"]))))
             unvested[holder] = unvested.get(holder, 0) + n
@@ -184,7 +186,7 @@ def histories(draw) -> dict[str, Any]:
     # recorded out of date order: the positions first (the write side refuses an exercise
     # of a position not yet registered), the agreement date's events, then the days shuffled
     later = draw(st.permutations(sorted(d for d in days if d != AGREEMENT)))
-    objs = [opened(DEAL, "infocrossing-letter-2002", formula=formula)]
+    objs = [opened(DEAL, "infocrossing-letter-2002", formula=formula, price_decimals=decimals)]
     objs += [o for day in sorted(days) for o in days[day] if o["type"] == "InstrumentRegistered"]
     for day in (AGREEMENT, *later):
         objs += [o for o in days[day] if o["type"] != "InstrumentRegistered"]
@@ -242,6 +244,15 @@ def differences(objs: list[dict[str, Any]], as_of: date, readings: dict[str, str
         got = theirs and {"price": Decimal(theirs["price"]), "shares": theirs["shares"]}
         if got != {"price": row["price"], "shares": row["shares"]}:
             out.append(f"instrument {name}: engine {got}, model {row}")
+    unvested = sum(1 for i in model.issuances if i.unvested)
+    if not (KNOWN_DEFECTS_AVOIDED and unvested > 1):   # defect 2: rounded per issuance
+        for name, row in model.if_all_vest().items():
+            theirs = next(i for i in engine["instruments"] if i["instrument"] == name)
+            got = (None if theirs["deferred_price_if_all_vest"] is None else
+                   (Decimal(theirs["deferred_price_if_all_vest"]),
+                    theirs["deferred_shares_if_all_vest"]))
+            if got != row:
+                out.append(f"instrument {name} if all vest: engine {got}, model {row}")
     mine = model.by_exercise()
     for x in engine["exercises"]:
         want = mine.pop(x["event"], None)

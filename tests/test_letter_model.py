@@ -229,3 +229,13 @@ def test_true_up_shares_issued_then_a_further_vesting():
     assert [s[1:] for s in m.by_exercise()["e6"]["steps"]] == [(523_807, 500_000, 23_807),
                                                                (545_464, 520_000, 25_464)]
     assert m.holders()[HOLDER] == {"owed": 45_464, "issued": 20_000, "outstanding": 25_464}
+
+
+def test_the_adjustment_still_deferred_is_one_adjustment():
+    # 1,000,000 at 1.37 unvested in two issuances (two entities), none vested; if all vested
+    # today: one day, one adjustment: 2.8501 (test_one_vesting_rounded_once);
+    # shares = 3,000,000 / 2.8501 = 1,052,594.65 → 1,052,594
+    m = replay(letter(warrant(1_000_000, "3.00"), cap(9_876_543), camden(500_000, "1.37"),
+                      camden(500_000, "1.37", holder="Strategic Associates, L.P.")),
+               d("2003-12-31"))
+    assert m.if_all_vest() == {W: (Decimal("2.8501"), 1_052_594)}

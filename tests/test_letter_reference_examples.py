@@ -192,3 +192,20 @@ def test_defect_4_vesting_recorded_before_the_same_day_issuance():
                    camden(1_000_000, "1.00", "2002-02-01"))
     vested = sum(v["vested"] for v in engine(objs)["vestings"])
     assert _accepted(objs) == (vested == 1_000_000)
+
+
+@pytest.mark.xfail(strict=True, reason=DEFECT_2 + " (the same rule in the adjustment still "
+                                                   "deferred, projections/trueup/deferred.py)")
+def test_defect_2_the_adjustment_still_deferred_is_one_adjustment():
+    # two Camden issuances of 500,000 at 1.37, none vested: if all vested on as_of they
+    # would vest on one day: one adjustment, P' = 2.8501 as above, and the warrant would
+    # buy 3,000,000 / 2.8501 = 1,052,594.65 → 1,052,594 shares
+    # (the engine vests issuance after issuance, rounding each: 2.9215, 2.8502, 1,052,557)
+    objs = history(warrant(1_000_000, "3.00"), cap(9_876_543), camden(500_000, "1.37"),
+                   ev("CamdenWarrantsIssued", "2002-02-01", DEAL,
+                      holder="Strategic Associates, L.P.", warrants=500_000,
+                      exercise_price="1.37"))
+    assert model(objs).if_all_vest() == {W: (Decimal("2.8501"), 1_052_594)}
+    row = next(i for i in engine(objs)["instruments"] if i["instrument"] == W)
+    assert (Decimal(row["deferred_price_if_all_vest"]), row["deferred_shares_if_all_vest"]) \
+        == (Decimal("2.8501"), 1_052_594)

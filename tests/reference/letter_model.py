@@ -199,6 +199,24 @@ class Letter:
         return {n: {"price": p.price, "shares": p.shares(p.remaining), "holder": p.holder}
                 for n, p in self.positions.items()}
 
+    def if_all_vest(self) -> dict[str, tuple[Decimal, int] | None]:
+        """Per position still held, its price and shares if every unvested Camden Warrant
+        became a Vested Warrant now, all on one day: ONE adjustment (SPEC §5.2, §5.3 "the
+        adjustment still deferred"); None when a weighted average has no capitalization."""
+        tranches = [(i, i.unvested) for i in self.issuances if i.unvested]
+        a = None if self.cap is None else self.cap + (
+            0 if self.formula == "weighted_average_narrow" else self.deemed)
+        out: dict[str, tuple[Decimal, int] | None] = {}
+        for name, p in self.positions.items():
+            if p.remaining == 0:
+                continue
+            if a is None and self.formula != "full_ratchet":
+                out[name] = None
+                continue
+            after = adjusted(self.formula, self.decimals, p.price, a, tranches)
+            out[name] = (after, p.shares(p.remaining, after))
+        return out
+
     def by_exercise(self) -> dict[str, dict[str, Any]]:
         return {e.event: {"eligible": e.eligible, "shares_issued": e.shares_issued,
                           "implied": e.implied, "owed": e.earned, "issued": e.issued,
