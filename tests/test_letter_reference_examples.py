@@ -136,6 +136,21 @@ def test_defect_1_two_issuances_of_one_entity_on_one_day():
     assert price_of(engine(objs)) == Decimal("1.9762")
 
 
+@pytest.mark.xfail(strict=True, reason=DEFECT_1 + " (\"all\" taken before a named "
+                                                   "instrument, whatever was recorded first)")
+def test_defect_1_named_then_all_on_one_day():
+    # AdjustmentRecorded W-1 2.50, then "all" 2.20, recorded in that order on one day: the
+    # later recorded is in force: 2.20 (SPEC §1: never an order derived from the content;
+    # the engine takes "all" first and leaves 2.50)
+    objs = history(warrant(),
+                   ev("AdjustmentRecorded", "2002-06-03", DEAL, instrument=W,
+                      new_price="2.50", reason="this warrant"),
+                   ev("AdjustmentRecorded", "2002-06-03", DEAL, instrument="all",
+                      new_price="2.20", reason="every instrument"))
+    assert model(objs).positions[W].price == Decimal("2.20")
+    assert price_of(engine(objs)) == Decimal("2.20")
+
+
 # ------------------------------------------------------- defect 2: one adjustment per day
 
 def _rounded_once(*camdens_and_vestings):

@@ -202,7 +202,8 @@ class Letter:
     def if_all_vest(self) -> dict[str, tuple[Decimal, int] | None]:
         """Per position still held, its price and shares if every unvested Camden Warrant
         became a Vested Warrant now, all on one day: ONE adjustment (SPEC §5.2, §5.3 "the
-        adjustment still deferred"); None when a weighted average has no capitalization."""
+        adjustment still deferred"); None when a weighted average of some unvested
+        warrants has no capitalization to start from."""
         tranches = [(i, i.unvested) for i in self.issuances if i.unvested]
         a = None if self.cap is None else self.cap + (
             0 if self.formula == "weighted_average_narrow" else self.deemed)
@@ -210,7 +211,7 @@ class Letter:
         for name, p in self.positions.items():
             if p.remaining == 0:
                 continue
-            if a is None and self.formula != "full_ratchet":
+            if tranches and a is None and self.formula != "full_ratchet":
                 out[name] = None
                 continue
             after = adjusted(self.formula, self.decimals, p.price, a, tranches)
