@@ -7,7 +7,8 @@ Camden Entities, then days (some around the 2004-02-01 cutoff) of vestings in tr
 cancellations, partial exercises and conversions (several on one day), other adjustments
 (``AdjustmentRecorded``), new capitalizations and true-up shares issued; recorded out of
 date order (days in a random order; one day's events in the order its kinds take effect,
-so that the only same-day orders in question are the ones SPEC §1, §5.2 and §6 settle).
+or with a capitalization recorded after the day's vesting and exercises before it: the
+only same-day orders drawn are the ones SPEC §1, §5.2 and §6 settle).
 Each history is checked by the write-side guards (``ledger.guards``) before use.
 
 Compared: owed, issued and outstanding per holder and per exercise; eligibility and shares
@@ -64,6 +65,11 @@ DAYS = tuple(sorted({date(2002 + m // 12, 1 + m % 12, 1 + (7 * m) % 27)
 KIND_ORDER = ("InstrumentRegistered", "CapitalizationRecorded", "CamdenWarrantsIssued",
               "AdjustmentRecorded", "CamdenWarrantsVested", "CamdenWarrantsCancelled",
               "WarrantsExercised", "PreferredConverted", "TrueUpSharesIssued")
+
+#: where a day's capitalization and exercises are recorded when they are recorded out of the
+#: order their kinds take effect (``KIND_ORDER`` positions)
+RECORDED_LATE = {"CapitalizationRecorded": 7.5, "WarrantsExercised": 3.5,
+                 "PreferredConverted": 3.5}
 
 #: the readings both sides know; a name the engine lacks is left at the model's default
 #: and not passed to the engine
@@ -181,7 +187,12 @@ def histories(draw) -> dict[str, Any]:
                     and instruments[data["instrument"]] > day:
                 continue
             days.setdefault(day, []).append(obj)
-        days.get(day, []).sort(key=lambda o: KIND_ORDER.index(o["type"]))
+        # recorded in the order the kinds take effect, or with the two same-day orders
+        # SPEC settles turned round: a capitalization recorded after the day's vesting still
+        # counts for it (§5.2 "on or before the vesting date"), and an exercise recorded
+        # before it follows it or not by same_day_vesting_and_exercise (§6)
+        order = dict(RECORDED_LATE if draw(st.booleans()) else {})
+        days.get(day, []).sort(key=lambda o: order.get(o["type"], KIND_ORDER.index(o["type"])))
 
     # recorded out of date order: the positions first (the write side refuses an exercise
     # of a position not yet registered), the agreement date's events, then the days shuffled
