@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 from datetime import date, timedelta
-from decimal import Decimal
+from decimal import ROUND_DOWN, Decimal
 from typing import Any
 
 from hypothesis import given, settings
@@ -47,6 +47,15 @@ from tests.support import build, opened
 #: * defect 2 (one day's vestings rounded one by one): two vestings on one day, and a
 #:   vesting drawing on two issuances (one Camden issuance per entity).
 KNOWN_DEFECTS_AVOIDED = True
+
+#: An engine defect the reference model found that issue 13 does not list (reported, no
+#: owner yet; the engine is not changed here): under ``full_ratchet`` the engine rounds the
+#: Camden price to ``price_decimals`` before asking whether it is below P, so a Camden price
+#: equal to P (2.4201, price_decimals 2) adjusts P to 2.42, though SPEC §5.2 says "No
+#: adjustment if the Camden price is not below P" (test_letter_model.py
+#: ``test_full_ratchet_camden_price_not_below_p_adjusts_nothing``). While True, Camden
+#: prices have no more decimals than ``price_decimals``, where the rounding changes nothing.
+RATCHET_ROUNDING_AVOIDED = True
 
 LONG = bool(os.environ.get("DEAL_LEDGER_LONG"))
 EXAMPLES = 300
@@ -119,8 +128,12 @@ def histories(draw) -> dict[str, Any]:
     for holder in CAMDEN:
         for _ in range(draw(st.integers(1, 1 if KNOWN_DEFECTS_AVOIDED else 3))):
             n = draw(st.integers(50_000, 1_000_000))
+            camden_price = Decimal(draw(price(5_000, 26_000)))
+            if RATCHET_ROUNDING_AVOIDED:
+                camden_price = camden_price.quantize(Decimal(1).scaleb(-decimals),
+                                                     rounding=ROUND_DOWN)
             day0.append(ev("CamdenWarrantsIssued", AGREEMENT, holder=holder, warrants=n,
-                           exercise_price=draw(price(5_000, 26_000)),
+                           exercise_price=str(camden_price),
                            consideration=draw(st.sampled_from(["0", "0", "1000.00",
                                                                "25000.50"]))))
             unvested[holder] = unvested.get(holder, 0) + n

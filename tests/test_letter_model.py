@@ -239,3 +239,15 @@ def test_the_adjustment_still_deferred_is_one_adjustment():
                       camden(500_000, "1.37", holder="Strategic Associates, L.P.")),
                d("2003-12-31"))
     assert m.if_all_vest() == {W: (Decimal("2.8501"), 1_052_594)}
+
+
+def test_full_ratchet_camden_price_not_below_p_adjusts_nothing():
+    # found by the differential test: a warrant at 2.4201, a Camden price of 2.4201 and
+    # price_decimals 2. The Camden price is not below P: no adjustment (SPEC §5.2), the
+    # price stays 2.4201 and 10,000 × 2.4201 / 2.4201 = 10,000 shares. (The engine rounds
+    # the Camden price first, 2.4201 → 2.42, and sets P' = min(2.4201, 2.42) = 2.42.)
+    m = replay(letter(warrant(10_000, "2.4201"), camden(50_000, "2.4201"),
+                      vest(50_000, "2002-03-15"), formula="full_ratchet", price_decimals=2),
+               d("2003-12-31"))
+    assert m.instruments()[W] == {"price": Decimal("2.4201"), "shares": 10_000,
+                                  "holder": HOLDER}
