@@ -12,7 +12,8 @@ only same-day orders drawn are the ones SPEC §1, §5.2 and §6 settle).
 Each history is checked by the write-side guards (``ledger.guards``) before use.
 
 Compared: owed, issued and outstanding per holder and per exercise; eligibility and shares
-issued per exercise; price and share count per instrument, and what they would be if every
+issued per exercise; price and share count per instrument, its price at the end of every
+day with events, and what they would be if every
 unvested Camden Warrant vested (SPEC §5.3 "the adjustment still deferred").
 
 Interpretations are drawn from the readings both the model and the engine know
@@ -268,6 +269,11 @@ def differences(objs: list[dict[str, Any]], as_of: date, readings: dict[str, str
         got = theirs and {"price": Decimal(theirs["price"]), "shares": theirs["shares"]}
         if got != {"price": row["price"], "shares": row["shares"]}:
             out.append(f"instrument {name}: engine {got}, model {row}")
+    for day, name, want in model.prices:
+        theirs = next(i for i in engine["instruments"] if i["instrument"] == name)
+        got = _price_at_end_of(theirs, day)
+        if got != want:
+            out.append(f"instrument {name} at the end of {day}: engine {got}, model {want}")
     unvested = sum(1 for i in model.issuances if i.unvested)
     if not (KNOWN_DEFECTS_AVOIDED and unvested > 1):   # defect 2: rounded per issuance
         for name, row in model.if_all_vest().items():
@@ -286,6 +292,15 @@ def differences(objs: list[dict[str, Any]], as_of: date, readings: dict[str, str
             out.append(f"exercise {x['event']}: engine {got}, model {want}")
     out += [f"exercise {e}: only in the model" for e in mine]
     return out
+
+
+def _price_at_end_of(instrument: dict[str, Any], day: str) -> Decimal:
+    """An instrument's price at the end of ``day`` from the engine's ``price_history``."""
+    history = instrument["price_history"]
+    done = [c for c in history if c["date"] <= day]
+    if done:
+        return Decimal(done[-1]["after"])
+    return Decimal(history[0]["before"] if history else instrument["price"])
 
 
 def show(history: dict[str, Any]) -> str:

@@ -62,6 +62,9 @@ What it computes and where each rule comes from:
   eligible exercises oldest first, each up to what it has outstanding, any excess to the
   latest (or to none, if it has none).
 
+* Live events only: the caller leaves out retracted events and those recorded after
+  ``known_at`` (SPEC §1); the model reads no ``EventRetracted``.
+
 * ``trueup_dividends``: only ``frozen`` (anti-dilution only). ``to_vesting_date`` is not
   modelled: SPEC §6 names it but neither SPEC nor the deal's terms give a dividend rate,
   an accrual basis or how accrued dividends convert, so there is nothing to compute.
@@ -117,7 +120,7 @@ class Position:
     instrument: str
     holder: str
     kind: str
-    aggregate: Decimal          # warrant: shares × exercise price; preferred: quantity × stated value
+    aggregate: Decimal          # warrant: shares × exercise price; preferred: quantity × value
     price: Decimal              # exercise or conversion price in force
     remaining: Decimal = Decimal(1)   # part of the registered position not yet exercised
 
