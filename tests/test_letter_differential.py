@@ -20,6 +20,15 @@ Interpretations are drawn from the readings both the model and the engine know
 (``projections.interpretations.REGISTRY``), so that readings the engine gains are tested
 without a change here.
 
+Not drawn, because SPEC does not settle them (see the report of issue 13): a day's other
+events recorded across its vesting (an ``AdjustmentRecorded`` or a cancellation recorded
+after it: SPEC §1 says recorded order, the engine takes kinds in a fixed order); true-up
+shares beyond what is outstanding (which exercise an excess is credited to);
+``trueup_dividends = to_vesting_date`` (no dividend terms). Once KNOWN_DEFECTS_AVOIDED is
+False, one vesting day can hold tranches at and above P: the model leaves those not below
+P out of C and B (SPEC §5.2 "no adjustment if the Camden price is not below P", read per
+tranche); SPEC does not say so for a day of several tranches.
+
 CI runs ``EXAMPLES`` seeded examples; ``DEAL_LEDGER_LONG=1`` runs twenty times as many.
 """
 
