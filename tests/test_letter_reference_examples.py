@@ -80,7 +80,6 @@ def _two_exercises(second_fraction, second_issued):
                    exercise(second_fraction, second_issued), vest(1_000_000))
 
 
-@pytest.mark.xfail(strict=True, reason=DEFECT_1)
 def test_defect_1_exercise_then_a_smaller_fraction_of_the_rest():
     # P' = 2.00 × (10,000,000 + 1,000,000 × 1.00 / 2.00) / 11,000,000 = 1.90909… → 1.9091
     # recorded first, 0.5: x = 1,000,000 / 1.9091 = 523,807.03 → 523,807; owed 23,807
@@ -91,7 +90,6 @@ def test_defect_1_exercise_then_a_smaller_fraction_of_the_rest():
     assert engine(objs)["holders"][HOLDER]["owed"] == 33_329
 
 
-@pytest.mark.xfail(strict=True, reason=DEFECT_1)
 def test_defect_1_two_equal_fractions():
     # 0.5 (500,000 issued) then 0.5 of the rest = 0.25 (250,000 issued):
     # 23,807 + (500,000 / 1.9091 = 261,903.51 → 261,903) - 250,000 = 23,807 + 11,903 = 35,710
@@ -101,7 +99,6 @@ def test_defect_1_two_equal_fractions():
     assert engine(objs)["holders"][HOLDER]["owed"] == 35_710
 
 
-@pytest.mark.xfail(strict=True, reason=DEFECT_1)
 def test_defect_1_two_capitalizations_of_one_day():
     # 9,500,000 then 10,000,000 recorded for 2002-02-01: the later record counts:
     # P' = 2.00 × 10,500,000 / 11,000,000 = 1.9091 (9,500,000 would give
@@ -111,7 +108,6 @@ def test_defect_1_two_capitalizations_of_one_day():
     assert price_of(engine(objs)) == Decimal("1.9091")
 
 
-@pytest.mark.xfail(strict=True, reason=DEFECT_1)
 def test_defect_1_two_adjustments_of_one_day():
     # AdjustmentRecorded 2.50 then 2.20 on one day: the later recorded is in force: 2.20
     # (the engine applies "2.20" then "2.50", as text sorts)
@@ -124,7 +120,6 @@ def test_defect_1_two_adjustments_of_one_day():
     assert price_of(engine(objs)) == Decimal("2.20")
 
 
-@pytest.mark.xfail(strict=True, reason=DEFECT_1)
 def test_defect_1_two_issuances_of_one_entity_on_one_day():
     # 500,000 at 1.50 issued, then 500,000 at 1.00, both 2002-02-01: earliest_first vests
     # the one recorded first (1.50): B = 500,000 × 1.50 / 2.00 = 375,000;
@@ -136,8 +131,6 @@ def test_defect_1_two_issuances_of_one_entity_on_one_day():
     assert price_of(engine(objs)) == Decimal("1.9762")
 
 
-@pytest.mark.xfail(strict=True, reason=DEFECT_1 + " (\"all\" taken before a named "
-                                                   "instrument, whatever was recorded first)")
 def test_defect_1_named_then_all_on_one_day():
     # AdjustmentRecorded W-1 2.50, then "all" 2.20, recorded in that order on one day: the
     # later recorded is in force: 2.20 (SPEC §1: never an order derived from the content;
@@ -158,7 +151,6 @@ def _rounded_once(*camdens_and_vestings):
                    exercise("1", 1_000_000, "2002-06-03"), *camdens_and_vestings)
 
 
-@pytest.mark.xfail(strict=True, reason=DEFECT_2)
 def test_defect_2_two_vestings_of_one_day():
     # C = 500,000 + 500,000; B = 2 × 500,000 × 1.37 / 3.00 = 456,666.67
     # P' = 3.00 × (9,876,543 + 456,666.67) / 10,876,543 = 2.850136… → 2.8501
@@ -171,7 +163,6 @@ def test_defect_2_two_vestings_of_one_day():
     assert part["holders"][HOLDER]["owed"] == 52_594
 
 
-@pytest.mark.xfail(strict=True, reason=DEFECT_2)
 def test_defect_2_one_vesting_drawing_on_two_issuances():
     # the same 1,000,000 at 1.37 issued as two issuances of 500,000; one vesting of
     # 1,000,000 takes both: one adjustment, the same 2.8501 and 52,594
@@ -185,32 +176,32 @@ def test_defect_2_one_vesting_drawing_on_two_issuances():
 
 # ------------------------------------------ defect 4: one order for the write and read side
 
-def _accepted(objs) -> bool:
-    state = guards.new_state()
+def _accepted(objs, where) -> bool:
+    """Whether the store accepts ``objs`` as one batch (issue 13 defect 4 is about a
+    batch: "a batch where a vesting line comes before the same-day Camden issuance")."""
+    from ledger.events import parse_event
+    from ledger.store import Ledger
+
     try:
-        for i, o in enumerate(objs):
-            record = {**o, "id": f"e{i + 1}", "seq": i + 1}
-            guards.fold(state, record, guards.check(state, record))
+        with Ledger(str(where / "ledger.db")) as ledger:
+            ledger.append([parse_event(o, line=i + 1) for i, o in enumerate(objs)])
     except RuleViolation:
         return False
     return True
 
 
-@pytest.mark.xfail(strict=True, reason=DEFECT_4)
-def test_defect_4_vesting_recorded_before_the_same_day_issuance():
+def test_defect_4_vesting_recorded_before_the_same_day_issuance(tmp_path):
     # A vesting line before the same-day Camden issuance line: the write side and the read
     # side must take one day's events in the same order. Either the store accepts the
     # batch and the report vests the 1,000,000 (P' = 1.9091 as above), or it refuses it
-    # and the report would not vest them (they were not issued yet). Today the store
-    # refuses it and the report, given the same events, vests them.
+    # and the report would not vest them (they were not issued yet).
     objs = history(warrant(), cap(10_000_000), vest(1_000_000, "2002-02-01"),
                    camden(1_000_000, "1.00", "2002-02-01"))
     vested = sum(v["vested"] for v in engine(objs)["vestings"])
-    assert _accepted(objs) == (vested == 1_000_000)
+    assert vested == 1_000_000
+    assert _accepted(objs, tmp_path)
 
 
-@pytest.mark.xfail(strict=True, reason=DEFECT_2 + " (the same rule in the adjustment still "
-                                                   "deferred, projections/trueup/deferred.py)")
 def test_defect_2_the_adjustment_still_deferred_is_one_adjustment():
     # two Camden issuances of 500,000 at 1.37, none vested: if all vested on as_of they
     # would vest on one day: one adjustment, P' = 2.8501 as above, and the warrant would
