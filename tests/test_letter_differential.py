@@ -65,7 +65,7 @@ KNOWN_DEFECTS_AVOIDED = False
 #: adjustment if the Camden price is not below P" (test_letter_model.py
 #: ``test_full_ratchet_camden_price_not_below_p_adjusts_nothing``). While True, Camden
 #: prices have no more decimals than ``price_decimals``, where the rounding changes nothing.
-RATCHET_ROUNDING_AVOIDED = True
+RATCHET_ROUNDING_AVOIDED = False
 
 LONG = bool(os.environ.get("DEAL_LEDGER_LONG"))
 EXAMPLES = 300

@@ -1,11 +1,10 @@
 """Counter-examples the reference model of the Letter found in the engine, kept as named
 tests with their arithmetic worked by hand (SPEC §1, §5.2; issue 13).
 
-Each is a known defect of the engine fixed on branch letter-engine: they are
-``xfail(strict=True)`` here, so that the merge turns them into plain passing tests (remove
-the marks then, and set ``KNOWN_DEFECTS_AVOIDED = False`` in test_letter_differential.py).
-The reference model gives the hand-worked figure for each (asserted beside it), so the
-model and the arithmetic agree before the engine does.
+Each was a defect of the engine when the model found it (issue 13 defects 1, 2 and 4, and
+the full ratchet's rounding); all are fixed and pass. The reference model gives the
+hand-worked figure for each (asserted beside it), so the model, the arithmetic and the
+engine agree.
 """
 
 from __future__ import annotations
@@ -215,3 +214,16 @@ def test_defect_2_the_adjustment_still_deferred_is_one_adjustment():
     row = next(i for i in engine(objs)["instruments"] if i["instrument"] == W)
     assert (Decimal(row["deferred_price_if_all_vest"]), row["deferred_shares_if_all_vest"]) \
         == (Decimal("2.8501"), 1_052_594)
+
+
+def test_full_ratchet_judges_below_p_before_rounding():
+    # Found by the differential test: with price_decimals 2, a Camden price of 2.4201 is
+    # not below the Warrant's 2.4201 (SPEC §5.2: "No adjustment if the Camden price is not
+    # below P"), though it rounds to 2.42. The price stays 2.4201 and the 1,000,000 shares
+    # stay 1,000,000 (the engine had 2.42 and 1,000,000 x 2.4201 / 2.42 = 1,000,041).
+    objs = history(warrant(price="2.4201"), cap(10_000_000), camden(price="2.4201"),
+                   vest(1_000_000), formula="full_ratchet", price_decimals=2)
+    position = next(i for i in engine(objs)["instruments"] if i["instrument"] == W)
+    assert Decimal(position["price"]) == Decimal("2.4201") and position["shares"] == 1_000_000
+    held = model(objs).positions[W]
+    assert held.price == Decimal("2.4201") and held.shares(Decimal(1)) == 1_000_000

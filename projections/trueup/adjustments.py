@@ -186,8 +186,12 @@ def full_ratchet(price: Decimal, tranches: Sequence[Tranche], decimals: int
                  ) -> tuple[Decimal, str, dict[str, Any]]:
     """``P' = min(P, Camden exercise price)`` (SPEC §5.2; deferred by Letter ¶2); for one
     day's tranches, the lowest of their prices."""
-    camden = min(round_price(exact(t.issuance.exercise_price), decimals) for t in tranches)
-    after = min(price, camden)
+    lowest = min(exact(t.issuance.exercise_price) for t in tranches)
+    # "No adjustment if the Camden price is not below P" is judged on the Camden price as
+    # issued, before any rounding to price_decimals (2.4201 is not below 2.4201, though it
+    # rounds to 2.42 at two decimals)
+    camden = round_price(lowest, decimals)
+    after = min(price, camden) if lowest < exact(price) else price
     computation = {"operation": "full_ratchet", "formula": "P' = min(P, Camden price)",
                    "exact": {"P": fraction_text(exact(price)),
                              "camden": fraction_text(exact(camden))},
