@@ -29,8 +29,7 @@ from typing import Any
 from . import guards
 from .errors import UsageError
 from .stable import StableView, stable_view
-from .store import (CHAIN_ID, GENESIS, ChainAdvanced, Ledger, canonical, deal_id, record_hash,
-                    seal)
+from .store import CHAIN_ID, GENESIS, ChainAdvanced, Ledger, deal_id, record_hash, seal
 from .upcasting import upcast
 
 HASH = re.compile(r"[0-9a-f]{64}")
@@ -148,6 +147,7 @@ class _Walk:
 
     def __init__(self, ledger: Ledger, kept: Witness | None):
         self.mapper = ledger.app.mapper
+        self.decode = ledger.app.mapper.transcoder.decode
         self.kept = kept
         self.seq, self.prev = 1, GENESIS
         self.seen_head = kept is None or kept.head in (None, GENESIS)
@@ -170,7 +170,9 @@ class _Walk:
             return self.bad(self.seq, f"notification {n.id} is a row of an unknown kind "
                                       f"({n.topic[:80]}): written outside deal-ledger")
         try:
-            record: Any = self.mapper.to_domain_event(n).record
+            # the record is all the walk needs: the library's transcoder decodes the
+            # stored bytes without building the domain event around them
+            record: Any = self.decode(n.state)["record"]
             if not isinstance(record, dict) or not isinstance(record.get("seq"), int):
                 raise TypeError("not a record")
         except Exception:
@@ -294,51 +296,47 @@ class _Walk:
 
 
 def _check_snapshots(ledger: Ledger, view: StableView, walk: _Walk) -> Verdict | None:
-    """Every snapshot deal-ledger sealed must still match its seal (else it was altered:
-    appends ignore it, but it is tampering all the same), and every snapshot that appends
-    would trust must equal the deal's guard state rebuilt from its verified events up to
-    that version (a snapshot edited and re-sealed is caught here). A snapshot of an older
-    layout, with no seal, is never used by appends and is passed over."""
-    by_stream: dict[Any, list[Any]] = {}
+    """The latest snapshot of each deal, the only one appends read (``Ledger._from_
+    snapshot``), must still match its seal (else it was altered: appends ignore it, but
+    it is tampering all the same) and, if it does, must be the deal's guard state rebuilt
+    from its verified events up to that version (so a snapshot edited and re-sealed is
+    caught too). A snapshot of an older layout, with no seal, is never used by appends and
+    is passed over; so are the earlier snapshots of a deal, which nothing reads."""
+    latest: dict[Any, Any] = {}
     for stored in view.snapshots():
-        by_stream.setdefault(stored.originator_id, []).append(stored)
-    for stream_id, stored_snapshots in by_stream.items():
+        if stored.originator_version > getattr(latest.get(stored.originator_id),
+                                               "originator_version", 0):
+            latest[stored.originator_id] = stored
+    decode = ledger.app.mapper.transcoder.decode
+    for stream_id, stored in latest.items():
         deal = walk.deals.get(stream_id, str(stream_id))
-        trusted = {}
-        for stored in stored_snapshots:
-            where = f"the snapshot of deal {deal} at version {stored.originator_version}"
-            try:
-                snapshot = ledger.app.mapper.to_domain_event(stored)
-                state = snapshot.state
-            except Exception:
-                return walk.bad(None, f"{where} cannot be decoded (it was altered)")
-            if not isinstance(state, dict) or "seal" not in state:
-                continue  # an older layout: appends never use it
-            try:
-                sound = state["seal"] == seal(state["guard"], state["at"],
-                                              snapshot.originator_version)
-            except Exception:
-                sound = False
-            if not sound:
-                return walk.bad(None, f"{where} no longer matches its seal (it was "
-                                      "altered); appends ignore it and rebuild from events")
-            if snapshot.originator_version > walk.versions.get(stream_id, 0):
-                return walk.bad(None, f"{where} is beyond the deal's events (it was forged)")
-            trusted[snapshot.originator_version] = snapshot
-        if not trusted:
-            continue
-        state = guards.new_state()
-        for stored in view.stream(stream_id, lte=max(trusted)):
-            record = ledger.app.mapper.to_domain_event(stored).record
-            guards.fold(state, upcast(record))
-            snapshot = trusted.get(stored.originator_version)
-            if snapshot is None:
-                continue
-            if snapshot.state["guard"].get("format") != guards.FORMAT:
-                continue  # another layout of the guard state: appends rebuild
-            if canonical(snapshot.state["guard"]) != canonical(state) \
-                    or snapshot.state["at"] != [record["seq"], record["hash"]]:
-                return walk.bad(record["seq"], f"the snapshot of deal {deal} taken at this "
+        version = stored.originator_version
+        where = f"the snapshot of deal {deal} at version {version}"
+        try:
+            state = decode(stored.state)["state"]
+        except Exception:
+            return walk.bad(None, f"{where} cannot be decoded (it was altered)")
+        if not isinstance(state, dict) or "seal" not in state:
+            continue  # an older layout: appends never use it
+        try:
+            sound = state["seal"] == seal(state["guard"], state["at"], version)
+        except Exception:
+            sound = False
+        if not sound:
+            return walk.bad(None, f"{where} no longer matches its seal (it was altered); "
+                                  "appends ignore it and rebuild from events")
+        if state["guard"].get("format") != guards.FORMAT:
+            continue  # another layout of the guard state: appends rebuild
+        if version > walk.versions.get(stream_id, 0):
+            return walk.bad(None, f"{where} is beyond the deal's events (it was forged)")
+        rebuilt = guards.new_state()
+        record: dict[str, Any] = {}
+        for event in view.stream(stream_id, lte=version):
+            record = decode(event.state)["record"]
+            guards.fold(rebuilt, upcast(record))
+        # the stored guard hashes to the seal (above): the rebuilt one must too
+        if seal(rebuilt, [record.get("seq"), record.get("hash")], version) != state["seal"]:
+            return walk.bad(record.get("seq"), f"the snapshot of deal {deal} taken at this "
                                                "event does not match the deal's events (it "
                                                "was altered and re-sealed); appends would "
                                                "have trusted it")

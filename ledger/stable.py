@@ -35,7 +35,16 @@ class StableView:
         self._cursor = cursor
         self._pg = ledger.is_postgres
         recorder = ledger.app.recorder
-        self._convert = getattr(recorder, "convert_originator_id", lambda x: x)
+        convert = getattr(recorder, "convert_originator_id", lambda x: x)
+        known: dict[Any, Any] = {}
+
+        def cached(raw: Any) -> Any:  # a log holds few streams: parse each id once
+            found = known.get(raw)
+            if found is None:
+                found = known[raw] = convert(raw)
+            return found
+
+        self._convert = cached
         self._events = self._table(recorder)
         self._snapshots = self._table(ledger.app.snapshots.recorder) \
             if ledger.app.snapshots is not None else None

@@ -30,6 +30,7 @@ directory or role (reads still work), a stored row altered outside deal-ledger.
 
 from __future__ import annotations
 
+import functools
 import gc
 import hashlib
 import heapq
@@ -68,6 +69,7 @@ def _record_seq(event: Any) -> int:
     return event.record["seq"]
 
 
+@functools.lru_cache(maxsize=4096)
 def deal_id(deal: str) -> uuid.UUID:
     return uuid.uuid5(NAMESPACE, f"deal:{deal}")
 
