@@ -109,11 +109,10 @@ def probe_except_4bi() -> bool:
 
 
 def probe_overrides_known_at() -> bool:
-    """issue 12 defect 3 fixed? (416.67 is the contract's figure)"""
+    """issue 12 defect 3 fixed? (416.67 is the contract's figure: one day of default)"""
     objs = _base() + [ev("ShelfUnusable", "2005-03-07", reason="stop_order"),
-                      ev("ShelfUsable", "2005-03-16", cure="order_lifted"),
                       event("CalendarDayDeclared", "2005-03-20", day="2005-03-10",
-                         business_day=False, reason="emergency closure")]
+                            business_day=False, reason="emergency closure")]
     return _accrued(objs, date(2005, 3, 16)) == "416.67"
 
 
@@ -149,10 +148,10 @@ def deal_history(draw, deal: str, big: bool):
             holder=draw(st.sampled_from(holders)), principal="12000000")
     filed = effective = None
     if draw(st.integers(0, 5)):
-        filed = CLOSING + days(draw(st.integers(3, 40)))
+        filed = CLOSING + days(draw(st.integers(3, 40) | st.integers(10, 20)))
         add(filed, "ShelfFiled")
         if draw(st.integers(0, 5)):
-            effective = filed + days(draw(st.integers(10, 150)))
+            effective = filed + days(draw(st.integers(10, 150) | st.integers(90, 130)))
             add(effective, "ShelfEffective")
     # the shelf after effectiveness: unusable spans and Suspension Periods
     if effective is not None:
@@ -222,12 +221,12 @@ def deal_history(draw, deal: str, big: bool):
             add(day, "NotesRetired", holder=frm, principal=str(amount),
                 reason=draw(st.sampled_from(["redeemed", "repurchased", "cancelled"])))
     # Questionnaires, amendments
-    for _ in range(draw(st.integers(0, 3))):
+    for _ in range(draw(st.sampled_from([0, 0, 1, 2]))):
         asked = draw(st.sampled_from(["all", "some"]))
         day = CLOSING + days(draw(st.integers(0, 400)))
         add(day, "QuestionnaireRequested", holders="all" if asked == "all" else sorted(
             draw(st.sets(st.sampled_from(holders), min_size=1))))
-    for h in draw(st.lists(st.sampled_from(HOLDERS), max_size=4)):
+    for h in draw(st.lists(st.sampled_from(HOLDERS), max_size=6)):
         add(CLOSING + days(draw(st.integers(0, 450))), "QuestionnaireDelivered", holder=h)
     if effective is not None and draw(st.integers(0, 3)) == 0:
         add(effective + days(draw(st.integers(0, 300))), "AmendmentFiled",
@@ -315,7 +314,7 @@ def scenarios(draw):
             out.append(e)
         log = out + log[at:]
     assume(accepted(log))
-    as_of = CLOSING + days(draw(st.integers(1, 1500)))
+    as_of = CLOSING + days(draw(st.integers(1, 1500) | st.integers(300, 1500)))
     known_at = None
     if draw(st.integers(0, 4)) == 0:   # after every DealOpened was recorded
         opened_at = max(i for i, e in enumerate(log, 1) if e["type"] == "DealOpened")
@@ -323,8 +322,8 @@ def scenarios(draw):
     drawn = {}
     for name in DEFAULTS:
         values = engine_values(name)
-        if values:
-            drawn[name] = draw(st.sampled_from(values))
+        if values:   # the default half the time: a Holder not entitled owes 0 anyway
+            drawn[name] = draw(st.just(values[0]) | st.sampled_from(values))
     return log, as_of, known_at, drawn
 
 
@@ -407,7 +406,7 @@ def check(log, as_of, known_at, drawn):
 
 @seed(20261123)
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=not LONG,
-          phases=None if not os.environ.get("RRA_NO_SHRINK") else
+          phases=tuple(Phase) if not os.environ.get("RRA_NO_SHRINK") else
           [Phase.explicit, Phase.reuse, Phase.generate],
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
                                  HealthCheck.data_too_large])

@@ -415,8 +415,8 @@ class _Model:
             if count != seen:   # the Notes change only on a position event's day
                 book, seen = book_at(self.evs, d), count
             converted = any(x_.how == "converted" for x_ in book.lots)
-            if not converted and not holders_of_trs(book):
-                return d            # (y), (z) with every Note
+            if book.lots and not converted and not holders_of_trs(book):
+                return d            # (y), (z) with every Note (once some Note was issued)
             if named_only:
                 now = named | {h for on, hs in adds if on <= d for h in hs}
                 if now and all(trs_held(book, h) == 0 for h in now):
