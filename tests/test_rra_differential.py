@@ -39,7 +39,8 @@ from projections.interpretations import REGISTRY
 from projections.report import report
 from hypothesis import event as label
 
-from tests.reference.rra_model import DEFAULTS, VALUES, effectiveness_period_end, model
+from tests.reference.rra_model import (DEFAULTS, VALUES, effectiveness_period_end,
+                                      live_events, model)
 from tests.reference.stored import T0, stored
 from tests.support import build, ev, opened
 
@@ -116,9 +117,24 @@ def probe_overrides_known_at() -> bool:
     return _accrued(objs, date(2005, 3, 16)) == "416.67"
 
 
-FIXED = {"first_breach_hole": probe_first_breach_hole(),
-         "except_4bi": probe_except_4bi(),
-         "overrides_known_at": probe_overrides_known_at()}
+def probe_covered_tail() -> bool:
+    """The engine leaves out the days of an unusable span covered by a permitted
+    suspension that starts after the span (see test_rra_reference_examples.py
+    unusable_then_suspended; 0 is the contract's figure)? Not yet on rra-engine bfe7c68."""
+    objs = _base() + [ev("ShelfUnusable", "2005-03-01", reason="material_misstatement"),
+                      ev("SuspensionStarted", "2005-03-04", material_transaction=False),
+                      ev("ShelfUsable", "2005-03-21", cure="prospectus_supplement"),
+                      ev("SuspensionEnded", "2005-03-25")]
+    return _accrued(objs, date(2005, 4, 30)) == "0.00"
+
+
+#: the engine of branch rra-engine (issue 12) is in when its registry has the new readings;
+#: a regression after that fails the named examples, not this filter
+ROUND_2 = "rate_clock" in REGISTRY
+FIXED = {"first_breach_hole": ROUND_2 or probe_first_breach_hole(),
+         "except_4bi": ROUND_2 or probe_except_4bi(),
+         "overrides_known_at": ROUND_2 or probe_overrides_known_at(),
+         "covered_tail": probe_covered_tail()}
 
 
 # ------------------------------------------------------------------ histories
@@ -369,8 +385,36 @@ def deal_names(log):
     return sorted({e["deal"] for e in log})
 
 
-def shows_known_defect(result, log, deal, as_of, readings) -> bool:
+def covered_tail(result, log, deal, as_of, known_at) -> bool:
+    """An unusable span whose first day is not suspended and a later day is."""
+    known = live_events(stored(log), deal, known_at)
+    suspended: set[date] = set()
+    periods = {"ShelfUnusable": [], "SuspensionStarted": []}
+    open_ = {}
+    for e in known:
+        on = date.fromisoformat(e["date"])
+        if on > as_of:
+            continue
+        t = e["type"]
+        if t in ("ShelfUnusable", "SuspensionStarted"):
+            open_.setdefault(t, on)
+        elif t in ("ShelfUsable", "SuspensionEnded"):
+            key = "ShelfUnusable" if t == "ShelfUsable" else "SuspensionStarted"
+            if key in open_:
+                periods[key].append((open_.pop(key), on))
+    for key, lo in open_.items():
+        periods[key].append((lo, as_of + days(1)))
+    for lo, hi in periods["SuspensionStarted"]:
+        suspended.update(lo + days(k) for k in range((hi - lo).days))
+    return any(u not in suspended and any(u + days(k) in suspended
+                                          for k in range(1, (c - u).days))
+               for u, c in periods["ShelfUnusable"])
+
+
+def shows_known_defect(result, log, deal, as_of, readings, known_at=None) -> bool:
     """True when the history shows an engine defect not fixed yet (see FIXED)."""
+    if not FIXED["covered_tail"] and covered_tail(result, log, deal, as_of, known_at):
+        return True
     if not FIXED["first_breach_hole"] and readings.get("default_date") == "first_breach_day":
         if any(d.tag == "window" for d in result.defaults):
             return True
@@ -388,7 +432,7 @@ def check(log, as_of, known_at, drawn):
         mine = [e for e in stored(log) if e["deal"] == deal]
         result = model(stored(log), deal=deal, as_of=as_of, known_at=known_at,
                        interpretations=readings)
-        if shows_known_defect(result, log, deal, as_of, readings):
+        if shows_known_defect(result, log, deal, as_of, readings, known_at):
             continue
         events = [build([{k: v for k, v in e.items() if k not in ("seq", "id", "recorded_at")}],
                         start_seq=e["seq"])[0] for e in mine]
@@ -404,7 +448,7 @@ def check(log, as_of, known_at, drawn):
     return compared
 
 
-@seed(20261123)
+@seed(int(os.environ.get("RRA_SEED", 20261123)))
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=not LONG,
           phases=tuple(Phase) if not os.environ.get("RRA_NO_SHRINK") else
           [Phase.explicit, Phase.reuse, Phase.generate],
@@ -416,4 +460,12 @@ def test_engine_equals_the_day_by_day_model(scenario):
     note(f"as_of={as_of} known_at={known_at} interpretations={drawn}")
     for e in log:
         note(str(e))
-    check(log, as_of, known_at, drawn)
+    try:
+        check(log, as_of, known_at, drawn)
+    except AssertionError:
+        if os.environ.get("RRA_DUMP"):   # for a look at a counter-example by hand
+            import json
+            with open(os.environ["RRA_DUMP"], "w") as f:
+                json.dump({"log": log, "as_of": str(as_of), "known_at": str(known_at),
+                           "drawn": drawn}, f, indent=1)
+        raise
