@@ -376,6 +376,17 @@ def engine_amounts(rep: dict) -> dict[date, dict[str, Decimal]]:
     return out
 
 
+def engine_statuses(rep: dict) -> dict[date, dict[str, str]]:
+    """Each Holder's own payment status where it is owed or was paid something."""
+    out = {}
+    for p in rep["additional_interest"]["payments"]:
+        row = {h: st for h, st in p["statuses"].items()
+               if Decimal(p["amounts"].get(h, "0")) or Decimal(p["paid"].get(h, "0"))}
+        if row:
+            out[date.fromisoformat(p["payment_date"])] = row
+    return out
+
+
 def model_amounts(result) -> dict[date, dict[str, Decimal]]:
     return {p: {h: v for h, v in row.items() if v} for p, row in result.amounts.items()
             if any(row.values())}
@@ -442,6 +453,8 @@ def check(log, as_of, known_at, drawn):
         assert engine_amounts(rep) == model_amounts(result), deal
         assert Decimal(rep["additional_interest"]["accrued_to_as_of"]) == \
             result.accrued_to_as_of, deal
+        if all("statuses" in p for p in rep["additional_interest"]["payments"]):
+            assert engine_statuses(rep) == result.statuses, deal   # issue 12 defect 5
         compared += 1
         label(f"defaults: {'+'.join(sorted(result.defaults_by_kind())) or 'none'}")
         label(f"holders paid: {len({h for row in result.amounts.values() for h in row})}")

@@ -360,3 +360,30 @@ def test_registered_securities(value, expected):
                ev("ShelfUnusable", "2005-03-01", reason="stop_order"),
                ev("ShelfUsable", "2005-03-19", cure="order_lifted")])
     both(objs, "2005-08-01", "2005-07-15", "B", "registered_securities", value, expected)
+
+
+# ------------------------------------------------------------------ payment status
+
+def paid_and_underpaid():
+    """SPEC §8.1 split between A and B, 30,000,000 each: 30,000,000 x 0.25% x 16/360 =
+    3,333.33 each for 2005-01-15 (paid on 2005-01-18); A is paid 3,333.33, B 1,000.00."""
+    return base("2004-11-15", holders=(("A", "30000000"), ("B", "30000000"))) + [
+        ev("AdditionalInterestPaid", "2005-01-18", payment_date="2005-01-15", holder="A",
+           amount="3333.33"),
+        ev("AdditionalInterestPaid", "2005-01-18", payment_date="2005-01-15", holder="B",
+           amount="1000.00")]
+
+
+def test_each_holder_has_its_own_payment_status_model():
+    result = model(stored(paid_and_underpaid()), deal="rra", as_of=d("2005-03-01"))
+    assert result.amounts == {d("2005-01-15"): {"A": Decimal("3333.33"),
+                                                "B": Decimal("3333.33")}}
+    assert result.statuses == {d("2005-01-15"): {"A": "paid", "B": "underpaid"}}
+
+
+@defect(5)
+def test_each_holder_has_its_own_payment_status_engine():
+    """The engine gives the whole date one status ("underpaid"), A's included."""
+    rep = report(build(paid_and_underpaid()), as_of=d("2005-03-01"))
+    (payment,) = rep["additional_interest"]["payments"]
+    assert payment.get("statuses") == {"A": "paid", "B": "underpaid"}

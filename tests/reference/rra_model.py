@@ -306,6 +306,7 @@ class Result:
     accrued_to_as_of: Decimal
     effectiveness_period_end: date | None
     notes: list[str]
+    statuses: dict[date, dict[str, str]] = field(default_factory=dict)
 
     def defaults_by_kind(self) -> dict[str, list[tuple[date, date]]]:
         """Per kind, the accrual days as merged runs ``(first, last)``."""
@@ -444,7 +445,10 @@ class _Model:
         for e in self.of("SuspensionStarted", "SuspensionExtended", "SuspensionEnded"):
             d = day_of(e["date"])
             if e["type"] == "SuspensionStarted" and cur is None:
-                cur = {"start": d, "end": None,
+                # outside the Effectiveness Period there is nothing to suspend (SPEC §4.3;
+                # under registered_securities=named_selling_holders it may have ended
+                # before the write side's all-Notes reading says)
+                cur = {"start": d, "end": None, "ignored": not self.in_period(d),
                        "material": bool(e["data"]["material_transaction"])}
             elif e["type"] == "SuspensionExtended" and cur is not None:
                 if (d - cur["start"]).days + 1 <= self.limits["single"]:
@@ -455,6 +459,7 @@ class _Model:
                 cur = None
         if cur is not None:
             self.periods.append(cur)
+        self.periods = [p for p in self.periods if not p["ignored"]]
         for p in self.periods:
             p["limit"] = self.limits["single_material" if p["material"] else "single"]
             p["own_end"] = p["start"] + timedelta(days=p["limit"])   # its 46th (61st) day
@@ -684,6 +689,7 @@ class _Model:
         paid = [e for e in self.of("AdditionalInterestPaid")]
         amounts: dict[date, dict[str, Decimal]] = {}
         exacts: dict[date, dict[str, Fraction]] = {}
+        statuses: dict[date, dict[str, str]] = {}
         for pay, paid_on, record, start in self.interest_periods():
             judged = pay if self.r["questionnaire_entitlement_judged_on"] == "payment_date" \
                 else record
@@ -714,8 +720,30 @@ class _Model:
                 row[holder], exact_row[holder] = half_up(total), total
             if any(row.values()):
                 amounts[pay], exacts[pay] = row, exact_row
+            statuses[pay] = self.statuses(row, pay, paid_on, paid, ended=end >= pay)
         accrued = sum((v for row in amounts.values() for v in row.values()), Decimal("0.00"))
-        return Result(found, rates, amounts, exacts, accrued, self.ep_end, self.notes)
+        return Result(found, rates, amounts, exacts, accrued, self.ep_end, self.notes,
+                      {p: row for p, row in statuses.items() if row})
+
+    @staticmethod
+    def statuses(owed: dict[str, Decimal], pay: date, paid_on: date, paid_events,
+                 ended: bool) -> dict[str, str]:
+        """SPEC §4.4, each Holder on its own (issue 12 defect 5): accruing while the period
+        runs; then paid (exactly), due (nothing paid), underpaid, overpaid, or
+        nothing_owed (nothing owed, nothing paid)."""
+        paid: dict[str, Decimal] = {}
+        for e in paid_events:
+            if day_of(e["data"]["payment_date"]) in (pay, paid_on):
+                h = e["data"]["holder"]
+                paid[h] = paid.get(h, Decimal(0)) + money(e["data"]["amount"])
+        out = {}
+        for h in sorted(set(owed) | set(paid)):
+            o, p = owed.get(h, Decimal(0)), paid.get(h, Decimal(0))
+            if not o and not p:
+                continue
+            out[h] = ("accruing" if not ended else "paid" if p == o else
+                      "overpaid" if p > o else "underpaid" if p > 0 else "due")
+        return out
 
     # ---------------------------------------------------------------- all_unpaid
 
