@@ -5,7 +5,8 @@ Each history holds up to six Holders (issues, transfers, sales under the shelf i
 conversions, retirements), Questionnaires, the shelf's filing and effectiveness, spans
 of unusability and their cures, Suspension Periods with and without a material
 transaction and extensions, calendar overrides, payments, amendments, and a second deal
-interleaved in the log; recorded partly out of date order, with a random ``known_at``.
+interleaved in the log; recorded partly out of date order, some loose events retracted,
+with a random ``known_at``.
 Every history is one the write side accepts (each event goes through ``ledger.guards``
 in recording order). For a random ``as_of`` and random interpretations, every
 Registration Default (its accrual days, per clause), every Holder's amount per payment
@@ -329,6 +330,14 @@ def scenarios(draw):
             at += take
             out.append(e)
         log = out + log[at:]
+    # corrections: a retraction of a loose event (SPEC §3.1), recorded later
+    loose_at = [i for i, e in enumerate(log, 1)
+                if e["type"] not in ORDERED and e["type"] != "DealOpened"]
+    for i in draw(st.lists(st.sampled_from(loose_at), max_size=2, unique=True)
+                  if loose_at else st.just([])):
+        log.append({"type": "EventRetracted", "deal": log[i - 1]["deal"],
+                    "date": log[i - 1]["date"], "data": {"event_id": f"e{i}",
+                                                         "reason": "entered in error"}})
     assume(accepted(log))
     as_of = CLOSING + days(draw(st.integers(1, 1500) | st.integers(300, 1500)))
     known_at = None
