@@ -33,17 +33,18 @@ the request counts, RRA §2(b)).
 
 from __future__ import annotations
 
-import calendar as _calendar
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from fractions import Fraction
-from functools import lru_cache
 from typing import Any, Iterable, Mapping
 
-import holidays
+from .rra_notes import POSITIONS, Book, Lot, book_at, holders_of_trs, live_events, trs_held
+from .rra_time import (ONE, Calendar, anniversary, day_fraction, day_of, days360, half_up,
+                       money)
 
-ONE = timedelta(days=1)
+__all__ = ["Calendar", "DEFAULTS", "VALUES", "day_fraction", "days360", "live_events",
+           "effectiveness_period_end", "model", "Book", "Lot"]
 
 #: SPEC §6, the interpretations that concern the RRA, each with its default
 DEFAULTS = {
@@ -74,210 +75,6 @@ VALUES = {
     "registered_securities": ("all_notes", "named_selling_holders"),
     "default_after_effectiveness_period": ("ends", "continues"),
 }
-
-
-# ----------------------------------------------------------------------- small things
-
-def day_of(value: Any) -> date:
-    return value if isinstance(value, date) else date.fromisoformat(value)
-
-
-def money(value: Any) -> Decimal:
-    return Decimal(str(value))
-
-
-def anniversary(start: date, years: int) -> date:
-    try:
-        return start.replace(year=start.year + years)
-    except ValueError:  # 29 February
-        return start.replace(year=start.year + years, day=28)
-
-
-def days360(start: date, end: date) -> int:
-    """30/360 US as SPEC §2 writes it, the adjustments in its order."""
-    def last_of_feb(d: date) -> bool:
-        return d.month == 2 and d.day == _calendar.monthrange(d.year, 2)[1]
-    d1, d2 = start.day, end.day
-    if last_of_feb(start) and last_of_feb(end):
-        d2 = 30
-    if last_of_feb(start):
-        d1 = 30
-    if d2 == 31 and d1 >= 30:
-        d2 = 30
-    if d1 == 31:
-        d1 = 30
-    return 360 * (end.year - start.year) + 30 * (end.month - start.month) + (d2 - d1)
-
-
-def day_fraction(convention: str, run_start: date, day: date) -> Fraction:
-    """The part of a year ``convention`` gives to ``day`` inside a run of constant rate
-    and principal that began on ``run_start`` (see the module docstring)."""
-    if convention == "30/360":
-        return Fraction(days360(run_start, day + ONE) - days360(run_start, day), 360)
-    if convention == "ACT/360":
-        return Fraction(1, 360)
-    if convention == "ACT/365F":
-        return Fraction(1, 365)
-    if convention == "ACT/ACT-ISDA":
-        return Fraction(1, 366 if _calendar.isleap(day.year) else 365)
-    raise ValueError(convention)
-
-
-def half_up(amount: Fraction) -> Decimal:
-    """SPEC §2: one rounding, half-up, to the cent."""
-    return (Decimal(amount.numerator) / Decimal(amount.denominator)).quantize(
-        Decimal("0.01"), ROUND_HALF_UP) if amount else Decimal("0.00")
-
-
-@lru_cache(maxsize=None)
-def fed_holidays(year: int) -> frozenset[date]:
-    return frozenset(holidays.financial_holidays("XFED", years=year))
-
-
-@dataclass
-class Calendar:
-    """RRA §1 Business Day: the Fed schedule plus the overrides known (SPEC §2)."""
-
-    overrides: dict[date, bool]
-
-    def is_business_day(self, d: date) -> bool:
-        if d in self.overrides:
-            return self.overrides[d]
-        return d.weekday() < 5 and d not in fed_holidays(d.year)
-
-    def business_days_after(self, d: date, n: int) -> date:
-        """The ``n``-th Business Day after ``d``."""
-        while n:
-            d += ONE
-            if self.is_business_day(d):
-                n -= 1
-        return d
-
-    def roll(self, d: date) -> date:
-        while not self.is_business_day(d):
-            d += ONE
-        return d
-
-
-# ----------------------------------------------------------------------- the events
-
-def live_events(events: Iterable[Mapping[str, Any]], deal: str,
-                known_at: datetime | None) -> list[Mapping[str, Any]]:
-    """The deal's events known at ``known_at`` and not retracted by a retraction itself
-    live (SPEC §3.1 EventRetracted), in (date, seq) order (SPEC §1)."""
-    def stamp(e):
-        t = e["recorded_at"]
-        return t if isinstance(t, datetime) else datetime.fromisoformat(
-            t.replace("Z", "+00:00"))
-    mine = [e for e in events if e["deal"] == deal
-            and (known_at is None or stamp(e) <= known_at)]
-    retractions: dict[str, list[str]] = {}
-    for e in mine:
-        if e["type"] == "EventRetracted":
-            retractions.setdefault(e["data"]["event_id"], []).append(e["id"])
-    memo: dict[str, bool] = {}
-
-    def alive(event_id: str) -> bool:
-        if event_id not in memo:
-            memo[event_id] = not any(alive(r) for r in retractions.get(event_id, ()))
-        return memo[event_id]
-    out = [e for e in mine if e["type"] != "EventRetracted" and alive(e["id"])]
-    return sorted(out, key=lambda e: (day_of(e["date"]), e["seq"]))
-
-
-# ----------------------------------------------------------------------- Notes
-
-@dataclass(eq=False)
-class Lot:
-    """Notes of one Holder with one history (never grows; a part that moves is a child)."""
-
-    number: int
-    holder: str
-    principal: Decimal
-    issued_on: date
-    sold_on: date | None          # TRS (A): disposed of under the shelf on this day
-    parent: "Lot | None"
-    made_at: int                  # the position event (1-based) that made it
-    ended_on: date | None = None  # TRS (B): converted or retired
-    how: str | None = None
-
-    @property
-    def trs_end(self) -> date | None:
-        ends = [d for d in (self.sold_on, self.ended_on) if d is not None]
-        return min(ends) if ends else None
-
-    def trs_on(self, d: date) -> bool:
-        """A Transfer Restricted Security on day ``d`` (RRA §1)."""
-        return self.issued_on <= d and (self.trs_end is None or d < self.trs_end)
-
-
-@dataclass
-class Book:
-    """Every position event applied in order; lots and per-day totals kept."""
-
-    lots: list[Lot] = field(default_factory=list)
-    applied: list[date] = field(default_factory=list)   # date of each position event
-
-    def held(self, holder: str) -> list[Lot]:
-        return [x for x in self.lots if x.holder == holder and x.ended_on is None
-                and x.principal > 0]
-
-    def take(self, holder: str, amount: Decimal) -> list[tuple[Lot, Decimal]]:
-        order = sorted(self.held(holder),
-                       key=lambda x: (x.sold_on is not None, x.issued_on, x.number))
-        out = []
-        for lot in order:
-            if amount <= 0:
-                break
-            part = min(amount, lot.principal)
-            lot.principal -= part
-            amount -= part
-            out.append((lot, part))
-        return out
-
-    def new(self, **kw) -> Lot:
-        lot = Lot(number=len(self.lots) + 1, made_at=len(self.applied), **kw)
-        self.lots.append(lot)
-        return lot
-
-    def apply(self, e: Mapping[str, Any]) -> None:
-        t, data, d = e["type"], e["data"], day_of(e["date"])
-        self.applied.append(d)
-        if t == "NotesIssued":
-            self.new(holder=data["holder"], principal=money(data["principal"]), issued_on=d,
-                     sold_on=None, parent=None)
-        elif t == "NotesTransferred":
-            shelf = bool(data.get("under_shelf", False))
-            for lot, part in self.take(data["from_holder"], money(data["principal"])):
-                self.new(holder=data["to_holder"], principal=part, issued_on=lot.issued_on,
-                         sold_on=lot.sold_on if lot.sold_on else (d if shelf else None),
-                         parent=lot)
-        else:   # NotesConverted, NotesRetired
-            how = "converted" if t == "NotesConverted" else "retired"
-            for lot, part in self.take(data["holder"], money(data["principal"])):
-                self.new(holder=data["holder"], principal=part, issued_on=lot.issued_on,
-                         sold_on=lot.sold_on, parent=lot, ended_on=d, how=how)
-
-
-POSITIONS = ("NotesIssued", "NotesTransferred", "NotesConverted", "NotesRetired")
-
-
-def book_at(events: list[Mapping[str, Any]], end_of: date) -> Book:
-    """The Notes at the end of day ``end_of``."""
-    book = Book()
-    for e in events:
-        if e["type"] in POSITIONS and day_of(e["date"]) <= end_of:
-            book.apply(e)
-    return book
-
-
-def trs_held(book: Book, holder: str) -> Decimal:
-    return sum((x.principal for x in book.held(holder) if x.sold_on is None), Decimal(0))
-
-
-def holders_of_trs(book: Book) -> set[str]:
-    return {x.holder for x in book.lots if x.ended_on is None and x.principal > 0
-            and x.sold_on is None}
 
 
 # ----------------------------------------------------------------------- the model
