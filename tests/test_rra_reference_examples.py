@@ -214,10 +214,6 @@ def test_unusable_days_later_covered_by_a_suspension_model():
     assert result.defaults == [] and result.accrued_to_as_of == Decimal("0.00")
 
 
-@pytest.mark.xfail(strict=True, reason="issue 12 defect 2: the engine accrues the covered "
-                   "days 03-09..03-20 (150,000 x 12/360 = 5,000.00), on main and still on "
-                   "branch rra-engine at bfe7c68 (a span whose covered days come after its "
-                   "first uncovered day is kept whole): reported")
 def test_unusable_days_later_covered_by_a_suspension_engine():
     assert engine_total(unusable_then_suspended(), "2005-04-30") == Decimal("0.00")
 

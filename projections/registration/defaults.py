@@ -166,7 +166,7 @@ def unusable_defaults(shelf: Shelf, terms: RegistrationTerms, calendar: Business
                       f"unusable from {span.start}{covered}; {n} Business Days after "
                       f"{first} = {last}",
                       readings, period_end=shelf.period_end, as_of=as_of)
-        if first == span.start and len(pieces) == 1:
+        if pieces == [(span.start, span.end)]:  # no day of the span is covered
             out.append(whole)
             continue
         runs = _uncovered(whole.accrual_from, whole.accrual_until, [
