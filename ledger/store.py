@@ -1,3 +1,4 @@
+# Over 600 lines: one class, the Ledger: its reads and its retrying append share one aggregate cache, one lock and one head.
 """The event store: an ``eventsourcing`` Application over SQLite or PostgreSQL.
 
 Layout in the library's terms:

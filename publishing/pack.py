@@ -1,3 +1,4 @@
+# Over 600 lines: the pack's writer and its offline checker read one format (files, manifest, chain) and belong together.
 """The auditor pack (``deal-ledger export``, ``deal-ledger verify --pack``): one deal's
 events, report and schedules in a directory that can be checked with no ledger and no
 network.
