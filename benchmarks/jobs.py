@@ -251,7 +251,7 @@ def case_record(p: dict[str, Any]) -> list[Row]:
 def _warm_report(url: str, deal: str, reps: int) -> tuple[float, float, int]:
     """Cold and warm (median of ``reps``) in-process time of reading the deal and
     computing its report, as ``deal-ledger report`` does, in one open ledger."""
-    from ledger import reading
+    from publishing import reading
     from ledger.store import Ledger
 
     as_of = date.fromisoformat(AS_OF)
@@ -308,7 +308,7 @@ def case_report_holders(p: dict[str, Any]) -> list[Row]:
 
 
 def _amounts_only(url: str, deal: str, reps: int) -> float:
-    from ledger import reading
+    from publishing import reading
     from ledger.store import Ledger
     from projections.registration import payments as pay_module
 

@@ -1,7 +1,7 @@
 """Commands for analysts and auditors: explain a figure, a figure's history as recorded,
 what-if scenarios and the saved scenarios. Each wraps one library function
 (``projections.explain.explain``, ``projections.history.history``,
-``projections.whatif.whatif``, ``ledger.scenarios.scenarios``) and prints its result."""
+``projections.whatif.whatif``, ``publishing.scenarios.scenarios``) and prints its result."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def _figure_error(err: Exception, option: str):
 
 def _read(db: str, deal: str):
     """The deal's events, read once."""
-    from ledger import reading
+    from publishing import reading
 
     with open_ledger(db) as ledger:
         return reading.deal_events(ledger, deal)
@@ -129,7 +129,7 @@ def explain(deal: str, figure: str | None, as_json: bool, depth: int | None,
             interpret: tuple[str, ...]) -> None:
     """How FIGURE of DEAL's report was computed: rule, clause (with a plain statement),
     interpretations in force, input events and the arithmetic, re-checked."""
-    from ledger import reading
+    from publishing import reading
     from ledger.errors import UsageError
     from projections.explain import FigureError, explain as explain_figure, figure_paths
 
@@ -178,7 +178,7 @@ def history(deal: str, figure: str, as_of: str | None, interpret: tuple[str, ...
     recomputed as known at each recording moment (one batch is one moment; a moment that
     records only events dated after --as-of is skipped) and each change is listed with
     the value before and after and the events recorded then."""
-    from ledger import reading
+    from publishing import reading
     from projections.explain import FigureError
     from projections.history import history as figure_history
 
@@ -252,7 +252,7 @@ def whatif(deal: str, add: tuple[str, ...], drop: tuple[str, ...], replace: tupl
            as_of: str | None, known_at: str | None, interpret: tuple[str, ...]) -> None:
     """The report of DEAL with events added, dropped or replaced, or interpretations
     switched, beside the real one: the figures that differ."""
-    from ledger import reading, scenarios
+    from publishing import reading, scenarios
     from ledger.errors import UsageError
     from projections.whatif import resolve_changes, whatif as run_whatif
 
@@ -325,7 +325,7 @@ def _brief(value: Any) -> str:
 @guarded
 def list_scenarios(as_json: bool, db: str) -> None:
     """List the saved what-if scenarios of the ledger (see `whatif --help`)."""
-    from ledger.scenarios import scenarios, scenarios_path
+    from publishing.scenarios import scenarios, scenarios_path
 
     path = scenarios_path(db)
     rows = scenarios(path)

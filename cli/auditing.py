@@ -34,7 +34,7 @@ def log(deal: str | None, event_type: str | None, as_json: bool, db: str) -> Non
                                                         or r["type"] == event_type)
 
     if as_json:  # streamed: the log is never held in memory
-        from ledger.pack import log_line
+        from publishing.pack import log_line
 
         with open_ledger(db) as ledger:
             for r in ledger.records():
@@ -81,7 +81,7 @@ def verify(expect: str | None, pack: str | None, db: str) -> None:
             raise UsageError("checks the ledger; a pack's head is in its head.txt, to compare "
                              "with `verify --expect` on the ledger", field="--expect")
     if pack:
-        from ledger.pack import verify_pack
+        from publishing.pack import verify_pack
 
         verdict = verify_pack(pack)
     else:
@@ -106,7 +106,7 @@ def export(deal: str, out: str, as_json: bool, db: str, as_of: str | None,
     (events.jsonl, chain.json, head.txt), the report (report.json), its schedules as CSV,
     the interpretations in force, a self-contained index.html with a timeline, and a
     manifest of SHA-256s. Check it offline with `deal-ledger verify --pack DIR`."""
-    from ledger import pack, reading
+    from publishing import pack, reading
 
     day = reading.as_of_date(as_of, common.today())
     moment = reading.known_at_time(known_at)
@@ -134,7 +134,7 @@ def views(out: str, rebuild: bool, as_of: str | None, as_json: bool, db: str) ->
     """Materialise the log and each deal's schedules as SQLite tables for SQL tools:
     events, deals, defaults, suspension_periods, payments, deadlines, true_ups. Only the
     notifications after the last run are read; only the deals they touch are recomputed."""
-    from ledger import readmodels, reading
+    from publishing import readmodels, reading
 
     day = reading.as_of_date(as_of, common.today())
     with open_ledger(db) as ledger:

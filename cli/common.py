@@ -104,7 +104,7 @@ def today():
 def load_report(db: str, deal: str, as_of: str | None, known_at: str | None,
                 interpret: tuple[str, ...]) -> dict[str, Any]:
     """Parse the report options, read the deal and compute its SPEC §7 report."""
-    from ledger import reading
+    from publishing import reading
 
     day = reading.as_of_date(as_of, today())
     moment = reading.known_at_time(known_at)

@@ -19,7 +19,7 @@ def demo(db: str | None) -> None:
     """Build an illustrative ledger (illustrative numbers, labelled as such) and show every
     view of both deals as of a fixed date, then verify the hash chain."""
     from ledger.chain import verify
-    from ledger.demo import AS_OF, build_demo
+    from publishing.demo import AS_OF, build_demo
 
     from .reports import interpretation_defaults
     from .views import show_report

@@ -1,4 +1,4 @@
-"""``deal-ledger``: the command line over the ledger and projections libraries.
+"""``deal-ledger``: the command line over the ledger, projections and publishing libraries.
 
 Each command parses options, calls one library function and prints its result: human
 tables by default, exact JSON with ``--json``. Heavy libraries are imported inside the

@@ -1,3 +1,4 @@
+# Over 600 lines: one write-side guard per event type, each beside its clause; they share the timelines they walk.
 """Write-side rules: what the store refuses before anything is written (SPEC §3).
 
 A deal's *guard state* is a compact, JSON-friendly index of its events, kept inside the

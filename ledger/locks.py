@@ -8,13 +8,11 @@ import hashlib
 import os
 import random
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from .chainhead import CHAIN_ID, GENESIS, Head
 from .connection import RETRY_SECONDS, env_for, one_line, pg_connect
 from .errors import LedgerBusy, StoreError
-
-if TYPE_CHECKING:
-    from .store import Ledger
 
 
 def _busy(what: str) -> LedgerBusy:
@@ -72,7 +70,7 @@ class AdvisoryLock:
     KEY = int.from_bytes(hashlib.sha256(b"deal-ledger writer").digest()[:8], "big",
                          signed=True)
 
-    def __init__(self, ledger: "Ledger"):
+    def __init__(self, ledger: Any):  # the ``ledger.store.Ledger`` that owns this lock
         self.ledger = ledger
         self.held = False
 
@@ -86,8 +84,6 @@ class AdvisoryLock:
         import psycopg
 
         from eventsourcing.persistence import StoredEvent
-
-        from .store import CHAIN_ID, GENESIS, Head
 
         ledger = self.ledger
         table = ledger.app.recorder.events_table_name

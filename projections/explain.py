@@ -1,3 +1,4 @@
+# Over 600 lines: to be split along its seams, issue 14 item 3.
 """Why a figure is what it is: a report figure explained down to clauses and events.
 
 ``explain(report, figure, events)`` is a pure function of a SPEC §7 report (as

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from cli.main import cli
 from ledger.events import parse_event, parse_timestamp
 from ledger.operations import retraction
-from ledger.reading import deal_report
+from publishing.reading import deal_report
 from ledger.store import Ledger
 from projections.history import history
 from tests.support import ev, opened

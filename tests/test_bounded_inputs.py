@@ -463,7 +463,7 @@ def test_a_device_as_db_is_refused():
     ("a=b", "a=b"), ("", ""),
 ])
 def test_csv_text_cells_are_neutralised_and_numbers_kept(text, written):
-    from ledger.pack import csv_safe
+    from publishing.pack import csv_safe
 
     assert csv_safe(text) == written
 
@@ -501,7 +501,7 @@ def _dead_pid() -> int:
 
 
 def test_export_removes_the_temporaries_of_killed_exports(db, tmp_path):
-    from ledger.pack import STALE_SECONDS
+    from publishing.pack import STALE_SECONDS
 
     old = time.time() - STALE_SECONDS - 5
     dead = _dead_pid()
@@ -527,12 +527,12 @@ def test_export_removes_the_temporaries_of_killed_exports(db, tmp_path):
 
 
 def test_an_interrupted_export_leaves_no_temporary(db, tmp_path, monkeypatch):
-    import ledger.pack
+    import publishing.pack
 
     def interrupted(fd):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(ledger.pack.os, "fsync", interrupted)
+    monkeypatch.setattr(publishing.pack.os, "fsync", interrupted)
     result = run("export", RRA, "--out", str(tmp_path / "pack"), "--as-of", "2005-01-31",
                  "--db", db)
     assert result.exit_code != 0
@@ -608,7 +608,7 @@ def test_a_deal_reopened_replays_the_same_on_both_stores(store_url):
     """The write side's state of a deal retracted and opened again is the same when a
     new process rebuilds it from the store: closed after the retraction, open under the
     new DealOpened after it (RRA §2(a)(i): 15 days after 2004-06-30 is 2004-07-15)."""
-    from ledger import reading
+    from publishing import reading
     from ledger.errors import RuleViolation
 
     def append(ledger, *objs):

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from cli.main import cli
-from ledger.demo import letter_history, rra_history
+from publishing.demo import letter_history, rra_history
 from ledger.events import parse_event
 from ledger.store import Ledger
 from projections.explain import (

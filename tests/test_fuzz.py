@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from ledger.demo import letter_history, rra_history
+from publishing.demo import letter_history, rra_history
 from ledger.events import parse_event
 from ledger.store import Ledger
 from tests.db_access import store_rows

@@ -477,7 +477,7 @@ def test_a_pack_missing_an_event_of_its_deal_is_caught_offline(sqlite_url, tmp_p
     # ledger first, or by hand) used to verify: the deal's events are not adjacent in the
     # log, so no prev_hash link between them could be checked. Each event's deal_prev
     # (the hash of the deal's event before it) closes that gap.
-    from ledger.pack import build_pack, verify_pack
+    from publishing.pack import build_pack, verify_pack
 
     _rra(sqlite_url)
     with Ledger(sqlite_url, create=False) as ledger:

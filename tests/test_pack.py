@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from tests.cli_support import run
-from ledger.demo import AS_OF, LETTER, RRA, build_demo
+from publishing.demo import AS_OF, LETTER, RRA, build_demo
 from ledger.events import parse_event
-from ledger.pack import MANIFEST
+from publishing.pack import MANIFEST
 from ledger.store import Ledger, record_hash
 from tests.support import ev, opened
 

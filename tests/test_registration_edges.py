@@ -176,7 +176,7 @@ def test_the_engine_ignores_such_a_suspension_in_an_older_log():
 
 # Defect 5: each Holder's own payment status
 def test_each_holder_has_its_own_payment_status():
-    from ledger.readmodels import schedule_rows
+    from publishing.readmodels import schedule_rows
 
     a, b = "Fund A", "Fund B"
     objs = rra(ev("ShelfFiled", "2004-07-13"), ev("ShelfEffective", "2004-11-15"),

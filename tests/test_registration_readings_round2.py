@@ -171,7 +171,7 @@ def _every_value():
 def test_every_value_of_every_reading_explains(name, value):
     from datetime import date
 
-    from ledger.demo import rra_history
+    from publishing.demo import rra_history
     from projections.explain import explain, figure_paths
     from projections.report import report as full_report
     from tests.support import build

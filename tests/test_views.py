@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli_support import run
-from ledger.demo import AS_OF, RRA, build_demo
+from publishing.demo import AS_OF, RRA, build_demo
 from ledger.events import parse_event
 from ledger.store import Ledger
 from tests.support import ev, opened
@@ -162,7 +162,7 @@ def test_the_log_is_read_page_by_page(tmp_path, monkeypatch):
     one page, from the position reached."""
     from eventsourcing.sqlite import SQLiteApplicationRecorder
 
-    from ledger import readmodels
+    from publishing import readmodels
 
     db = str(tmp_path / "demo.db")
     build_demo(db)
@@ -315,7 +315,7 @@ REBUILD = """
 import sys
 from datetime import date
 from ledger.store import Ledger
-from ledger.readmodels import views
+from publishing.readmodels import views
 with Ledger(sys.argv[1], create=False) as ledger:
     views(ledger, sys.argv[2], as_of=date(2006, 1, 1), rebuild=True, page=250,
             deals_per_commit=1)

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from cli.main import cli
 from ledger.errors import UsageError
 from ledger.events import parse_event
-from ledger.scenarios import scenarios_path
+from publishing.scenarios import scenarios_path
 from ledger.store import Ledger
 from projections.interpretations import REGISTRY
 from projections.report import report

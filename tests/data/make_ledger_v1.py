@@ -4,7 +4,7 @@ an older version; do not regenerate it when the code changes, or it stops testin
 
     .venv/bin/python tests/data/make_ledger_v1.py
 
-The ledger: the demo's two deals (ILLUSTRATIVE events, see ledger/demo.py), then enough
+The ledger: the demo's two deals (ILLUSTRATIVE events, see publishing/demo.py), then enough
 notices for the registration rights deal to pass 100 events, so that it holds a
 snapshot of the deal's guard state as that version wrote it.
 """
@@ -19,7 +19,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
 
-from ledger.demo import RRA, demo_events  # noqa: E402
+from publishing.demo import RRA, demo_events  # noqa: E402
 from ledger.events import parse_event  # noqa: E402
 from ledger.store import Ledger  # noqa: E402
 

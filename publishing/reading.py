@@ -11,9 +11,9 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any, Iterable, Mapping
 
-from .errors import UsageError
-from .events import Event, parse_timestamp
-from .values import parse_day
+from ledger.errors import UsageError
+from ledger.events import Event, parse_timestamp
+from ledger.values import parse_day
 
 
 # The days a computation may be asked about: every date of a deal's terms (1990-2100,
@@ -111,8 +111,8 @@ def check_terms(events: list[Event], known_at: datetime | None) -> None:
     ``DealOpened`` known at ``known_at``) are outside what ``ledger.terms`` accepts now:
     a ledger written before terms were bounded may hold a deadline of 10**12 days, which
     no report can compute. The way out is the correction of any event: retract."""
-    from .errors import RuleViolation
-    from .terms import validate_terms
+    from ledger.errors import RuleViolation
+    from ledger.terms import validate_terms
 
     opened = [e for e in events if e.type == "DealOpened"
               and (known_at is None or e.recorded_at <= known_at)]

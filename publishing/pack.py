@@ -1,3 +1,4 @@
+# Over 600 lines: the pack's writer and its offline checker read one format (files, manifest, chain) and belong together.
 """The auditor pack (``deal-ledger export``, ``deal-ledger verify --pack``): one deal's
 events, report and schedules in a directory that can be checked with no ledger and no
 network.
@@ -11,7 +12,7 @@ What a pack holds (every name below, and nothing else):
 * ``head.txt``: the head hash, alone, to compare with a checkpoint kept elsewhere
   (``deal-ledger verify --expect HEAD`` on the ledger);
 * ``report.json``: the SPEC §7 report for the pack's as_of, known_at, interpretations;
-* the schedules that apply to the deal's kind, as CSV (``ledger.readmodels`` rows):
+* the schedules that apply to the deal's kind, as CSV (``publishing.readmodels`` rows):
   ``defaults.csv``, ``suspension_periods.csv``, ``additional_interest.csv`` (one row per
   Holder per Interest Payment Date), ``deadlines.csv``; ``true_ups.csv`` (one row per
   exercise);
@@ -53,8 +54,8 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, Iterator, Mapping, Sequence
 
-from .errors import LedgerBusy, LedgerError, StoreError, UsageError
-from .store import GENESIS, record_hash
+from ledger.errors import LedgerBusy, LedgerError, StoreError, UsageError
+from ledger.store import GENESIS, record_hash
 
 FORMAT = "deal-ledger auditor pack 1"
 MANIFEST = "manifest.json"
@@ -168,7 +169,7 @@ def build_pack(records: Sequence[Mapping[str, Any]], head: Mapping[str, Any], *,
     from projections.timeline import retracted_ids
 
     from . import pack_html, reading
-    from .events import Event, format_timestamp
+    from ledger.events import Event, format_timestamp
     from .readmodels import KIND_SCHEDULES, SCHEDULES, schedule_rows
 
     if not records:
@@ -290,7 +291,7 @@ def _verified_head(ledger: Any) -> Any:
     deal's stream (what the pack reads) is exactly its part of the chain: a pack is
     never made from a ledger that does not verify. A writer appending meanwhile moves
     the head on; the check is then made again (three times at most)."""
-    from .chain import verify
+    from ledger.chain import verify
 
     for _ in range(3):
         verdict = verify(ledger)
@@ -563,7 +564,7 @@ def _check_derived(contents: Mapping[str, bytes], records: Sequence[Mapping[str,
                    manifest: Mapping[str, Any]) -> None:
     """Recompute the report (and, with the same tool version, every derived file) from
     the pack's events and the manifest's arguments."""
-    from .events import parse_timestamp
+    from ledger.events import parse_timestamp
 
     try:
         as_of = date.fromisoformat(manifest["as_of"])

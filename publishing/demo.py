@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .events import NewEvent, parse_event
-from .terms import TEMPLATES
+from ledger.events import NewEvent, parse_event
+from ledger.terms import TEMPLATES
 
 RRA = "infocrossing-rra-2004"
 LETTER = "infocrossing-letter-2002"
@@ -152,7 +152,7 @@ def demo_events() -> list[NewEvent]:
 
 def build_demo(db: str) -> dict[str, int]:
     """Append the demo histories to the ledger at ``db``; counts per deal."""
-    from .store import Ledger
+    from ledger.store import Ledger
 
     events = demo_events()
     with Ledger(db, create=True) as ledger:

@@ -6,7 +6,7 @@ Two halves:
 * **Rows** (pure): ``schedule_rows(report)`` flattens one SPEC §7 report into the rows of
   the schedule tables (``defaults``, ``suspension_periods``, ``payments`` one row per
   Holder per Interest Payment Date, ``deadlines``, ``true_ups`` one row per exercise);
-  ``deal_row`` summarises a deal. The auditor pack (``ledger.pack``) writes the same rows
+  ``deal_row`` summarises a deal. The auditor pack (``publishing.pack``) writes the same rows
   as CSV.
 * **The view file** (I/O): ``ReadModels`` is an eventsourcing ``SQLiteTrackingRecorder``
   (notes §2, pull catch-up loop). ``views`` pages through the notification log from the
@@ -35,8 +35,8 @@ from typing import Any, Iterator, Mapping, Sequence
 from eventsourcing.persistence import Tracking
 from eventsourcing.sqlite import SQLiteDatastore, SQLiteTrackingRecorder
 
-from .errors import LedgerError, StoreError, UsageError
-from .locks import FileLock
+from ledger.errors import LedgerError, StoreError, UsageError
+from ledger.locks import FileLock
 
 FORMAT = "deal-ledger views 1"
 PAGE = 5000                 # notifications per page, and per transaction
@@ -537,7 +537,7 @@ def _deal_rows(models: ReadModels, deal: str, as_of: date, last_seq: int):
     from projections.report import report
     from projections.timeline import retracted_ids
 
-    from .events import Event
+    from ledger.events import Event
 
     records = deal_records(models, deal, last_seq)
     if not records:

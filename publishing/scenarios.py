@@ -23,9 +23,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from .errors import LedgerError, UsageError
-from .events import NewEvent, format_timestamp, parse_event
-from .jsonl import read_batch
+from ledger.errors import LedgerError, UsageError
+from ledger.events import NewEvent, format_timestamp, parse_event
+from ledger.jsonl import read_batch
 
 VERSION = 1
 NAME_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"
@@ -34,7 +34,7 @@ NAME_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"
 def scenarios_path(db: str) -> Path:
     """Where the scenarios of the ledger ``db`` are kept (module doc)."""
     if db.startswith(("postgresql://", "postgres://")):
-        from .connection import postgres_parts
+        from ledger.connection import postgres_parts
 
         _parts, _port, name = postgres_parts(db)  # a malformed URL: StoreError, exit 5
         return Path.cwd() / f"{name}.scenarios.json"
