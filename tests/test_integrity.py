@@ -461,7 +461,7 @@ def test_a_full_disk_fails_at_once_with_exit_5_and_writes_nothing(small_disk, tm
 
 
 def test_init_on_a_full_disk_leaves_no_empty_ledger(small_disk):
-    filler = _fill(small_disk)
+    _fill(small_disk)
     db = str(small_disk / "ledger.db")
     result = invoke(["init", "rra", "--template", "infocrossing-rra-2004", "--db", db])
     assert result.exit_code == 5, result.output

@@ -7,29 +7,11 @@ from __future__ import annotations
 from datetime import date
 
 from projections.explain import explain, recheck, unchecked
-from projections.interpretations import REGISTRY, resolve
+from projections.interpretations import REGISTRY
 from projections.report import report as full_report
-from projections.timeline import build_timeline
-from projections.trueup.report import build as true_up_report
-from tests.support import build, ev, opened
+from tests.letter_support import CAMDEN, DB, DEAL, e, one, report
+from tests.support import build, opened
 
-DEAL = "ltr"
-DB = "DB Capital Investors, L.P."
-CAMDEN = "Camden Partners Strategic Fund II-A, L.P."
-
-
-def e(type_: str, day: str, **data) -> dict:
-    return ev(type_, day, deal=DEAL, **data)
-
-
-def report(objs: list[dict], **interpret) -> dict:
-    timeline = build_timeline(build(objs), date(2010, 1, 1))
-    return true_up_report(timeline, resolve(interpret))["true_up"]
-
-
-def one(rows: list[dict], **match) -> dict:
-    [row] = [r for r in rows if all(r.get(k) == v for k, v in match.items())]
-    return row
 
 
 def base(camden_price: str = "1.50") -> list[dict]:

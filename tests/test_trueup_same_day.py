@@ -11,29 +11,10 @@ import pytest
 from ledger.errors import RuleViolation
 from ledger.events import parse_event
 from ledger.store import Ledger
-from projections.interpretations import resolve
 from projections.report import report as full_report
-from projections.timeline import build_timeline
-from projections.trueup.report import build as true_up_report
+from tests.letter_support import CAMDEN, DB, DEAL, e, one, report
 from tests.support import build, ev, opened
 
-DEAL = "ltr"
-DB = "DB Capital Investors, L.P."
-CAMDEN = "Camden Partners Strategic Fund II-A, L.P."
-
-
-def e(type_: str, day: str, **data) -> dict:
-    return ev(type_, day, deal=DEAL, **data)
-
-
-def report(objs: list[dict], **interpret) -> dict:
-    timeline = build_timeline(build(objs), date(2010, 1, 1))
-    return true_up_report(timeline, resolve(interpret))["true_up"]
-
-
-def one(rows: list[dict], **match) -> dict:
-    [row] = [r for r in rows if all(r.get(k) == v for k, v in match.items())]
-    return row
 
 
 # ------------------------------------------------------ defect 1: recorded order (SPEC §1)
