@@ -177,6 +177,8 @@ def deal_history(draw, deal: str, big: bool):
         for _ in range(draw(st.integers(0, 6))):
             kind = draw(st.sampled_from(["u", "s", "s"]))
             lane = kind if overlap else "u"
+            if cursors[lane] is None:   # an open span or period ended this lane
+                continue
             start = cursors[lane] + days(draw(st.integers(0 if overlap else 1, 70)))
             length = draw(st.integers(1, 75))
             end = start + days(length)
@@ -198,7 +200,7 @@ def deal_history(draw, deal: str, big: bool):
                     add(end, "SuspensionEnded")
             cursors[lane] = end
             if is_open:
-                cursors[lane] = date.max - days(400)   # nothing more on this lane
+                cursors[lane] = None   # nothing more on this lane
                 if not overlap:
                     break
     # the Notes moving: a simulation of each Holder's balance in date order
