@@ -24,7 +24,7 @@ import pytest
 from ledger.events import parse_event
 from ledger.store import Ledger
 from ledger.terms import TEMPLATES, validate_terms
-from tests.cli_support import ok, refused, refused_unchanged, run, store_bytes
+from tests.cli_support import ok, refused, refused_unchanged, run
 from tests.support import ev, opened
 from tests.test_terms import letter, refused_term, rra_terms
 

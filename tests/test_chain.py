@@ -12,7 +12,7 @@ import pytest
 from ledger.chain import verify, witness
 from ledger.errors import StoreError, UsageError
 from ledger.events import parse_event
-from ledger.store import Ledger, record_hash
+from ledger.store import Ledger
 from tests.db_access import Raw, RawChain, relink
 from tests.support import ev, opened
 from tests.test_bad_inputs import invoke

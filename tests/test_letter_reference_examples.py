@@ -11,9 +11,6 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-import pytest
-
-from ledger import guards
 from ledger.errors import RuleViolation
 from projections.report import report
 from tests.reference.letter_model import public, replay

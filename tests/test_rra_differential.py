@@ -27,7 +27,7 @@ a named example in ``test_rra_reference_examples.py``); once fixed they come bac
 from __future__ import annotations
 
 import os
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from decimal import Decimal
 
 from hypothesis import HealthCheck, Phase, assume, given, note, seed, settings

@@ -10,7 +10,7 @@ each worked out by hand from the contract, with the arithmetic written here.
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest

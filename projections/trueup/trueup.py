@@ -53,7 +53,7 @@ from ledger.daycount import year_fraction
 from ledger.terms import PreferredDividends
 
 from .arithmetic import exact, fraction_text, show, whole_shares
-from .instruments import Instrument, shares_for, shares_text
+from .instruments import Instrument, shares_text
 
 CLAUSE = "Letter ¶3"
 INTERPRETATIONS = ("trueup_dividends", "trueup_adjustments", "same_day_vesting_and_exercise")
