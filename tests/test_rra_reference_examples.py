@@ -319,6 +319,23 @@ def test_questionnaire_entitlement_judged_on(value, expected):
          value, expected)
 
 
+@pytest.mark.parametrize("value", ["unpaid", "all_unpaid", "future_only"])
+def test_conversion_between_record_date_and_payment_date(value):
+    # Found by the long differential run: conversion_forfeits=all_unpaid paid the whole
+    # period on Notes converted after the record date and before the Interest Payment
+    # Date. SPEC example 1 for A and B (30,000,000 each): default (ii) accrues 2004-10-29
+    # to 2004-11-15, 16 days: 30,000,000 x 0.25% x 16/360 = 3,333.33 each, payable
+    # 2005-01-18 to the holders of record on 2005-01-01. A converts every Note on
+    # 2005-01-10, before that payment: "No Additional Interest shall be payable on any
+    # Notes that have been converted" (RRA §3(a)): 0.00 under unpaid and all_unpaid;
+    # future_only pays the days before the conversion: 3,333.33.
+    objs = base("2004-11-15", holders=(("A", "30000000"), ("B", "30000000")))
+    objs.append(ev("NotesConverted", "2005-01-10", holder="A", principal="30000000",
+                   shares=1953125))
+    expected = Decimal("3333.33") if value == "future_only" else Decimal("0.00")
+    both(objs, "2005-03-01", "2005-01-15", "A", "conversion_forfeits", value, expected)
+
+
 @pytest.mark.parametrize("value, paid, expected", [
     # A's share of SPEC §8.1: 30,000,000 x 0.25% x 16/360 = 3,333.33 for 2005-01-15,
     # paid on 2005-01-18; A converts every Note on 2005-02-01

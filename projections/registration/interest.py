@@ -151,7 +151,11 @@ def claims(period: InterestPeriod, holdings: Holdings,
         rows = out.setdefault(holder, [])
         for lot in held:
             for q, leaf in fates(lot, snap.mark):
-                lost = (forfeits == "unpaid" and leaf.converted_on is not None
+                # "No Additional Interest shall be payable on any Notes that have been
+                # converted" (RRA §3(a)): converted before the payment day, nothing on it
+                # (``all_unpaid`` loses this and more: ``payments.unpaid_forfeit``)
+                lost = (forfeits in ("unpaid", "all_unpaid")
+                        and leaf.converted_on is not None
                         and leaf.converted_on < period.paid_on)
                 rows.append((q, leaf, lost))
     for lot in holdings.ended:
