@@ -9,7 +9,7 @@ from datetime import date
 from projections.explain import explain, recheck, unchecked
 from projections.interpretations import REGISTRY
 from projections.report import report as full_report
-from tests.letter_support import CAMDEN, DB, DEAL, e, one, report
+from tests.letter_support import CAMDEN, DB, DEAL, camden_137, e, one, report
 from tests.support import build, opened
 
 
@@ -156,15 +156,7 @@ def test_p_prime_is_recomputed_from_data_and_nothing_is_claimed_unchecked():
     """P 3.00, A 9,876,543, 1,000,000 Camden Warrants at 1.37: B = 1,370,000 / 3 has no
     exact decimal form, so the P' line cannot be re-read from its text; it is re-computed
     from the computation's exact inputs."""
-    objs = [opened(DEAL, "infocrossing-letter-2002"),
-            e("CapitalizationRecorded", "2002-02-01", common_outstanding=9_876_543),
-            e("CamdenWarrantsIssued", "2002-02-01", holder=CAMDEN, warrants=1_000_000,
-              exercise_price="1.37"),
-            e("InstrumentRegistered", "2002-03-01", instrument="W", holder=DB,
-              kind="warrant", shares=1_000_000, exercise_price="3.00"),
-            e("WarrantsExercised", "2002-06-01", instrument="W", fraction="1",
-              shares_issued=1_000_000),
-            e("CamdenWarrantsVested", "2002-09-01", holder=CAMDEN, warrants=1_000_000)]
+    objs = camden_137(1_000_000)
     events = build(objs)
     rep = full_report(events, as_of=date(2003, 1, 1))
     adj = rep["true_up"]["adjustments"][0]

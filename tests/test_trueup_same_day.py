@@ -12,7 +12,7 @@ from ledger.errors import RuleViolation
 from ledger.events import parse_event
 from ledger.store import Ledger
 from projections.report import report as full_report
-from tests.letter_support import CAMDEN, DB, DEAL, e, one, report
+from tests.letter_support import CAMDEN, DB, DEAL, camden_137, e, one, report
 from tests.support import build, ev, opened
 
 
@@ -106,21 +106,6 @@ def test_the_registration_side_also_takes_one_days_events_by_seq():
 
 
 # ------------------------------------------- defect 2: one adjustment per vesting day
-
-
-def camden_137(*tranches: int) -> list[dict]:
-    """P 3.00 (W: 1,000,000 shares, aggregate 3,000,000, exercised whole 2002-06-01 for
-    1,000,000 shares), A 9,876,543, Camden 1,000,000 at 1.37 vesting on 2002-09-01."""
-    return [opened(DEAL, "infocrossing-letter-2002"),
-            e("CapitalizationRecorded", "2002-02-01", common_outstanding=9_876_543),
-            e("CamdenWarrantsIssued", "2002-02-01", holder=CAMDEN, warrants=1_000_000,
-              exercise_price="1.37"),
-            e("InstrumentRegistered", "2002-03-01", instrument="W", holder=DB,
-              kind="warrant", shares=1_000_000, exercise_price="3.00"),
-            e("WarrantsExercised", "2002-06-01", instrument="W", fraction="1",
-              shares_issued=1_000_000),
-            *(e("CamdenWarrantsVested", "2002-09-01", holder=CAMDEN, warrants=n)
-              for n in tranches)]
 
 
 def test_one_vesting_day_is_one_adjustment_rounded_once():
