@@ -1,0 +1,41 @@
+"""Progress on long work: a ``rich`` bar on stderr when stderr is a terminal, nothing
+otherwise (CI, pipes, files), so a script's output never carries bar fragments.
+
+Library functions below the CLI take a plain callback, ``advance(n)``, and know nothing of
+``rich``; the command wraps it::
+
+    with progress("appending", total=len(lines)) as advance:
+        ledger.append(events, on_progress=advance)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from typing import Callable, Iterator
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr is not None and sys.stderr.isatty()
+    except (AttributeError, ValueError, OSError):  # a replaced or closed stream
+        return False
+
+
+@contextlib.contextmanager
+def progress(label: str, total: int | None = None, *, unit: str = "events"
+             ) -> Iterator[Callable[[int], None]]:
+    """Yield ``advance(n)``: a bar on a terminal's stderr, a no-op anywhere else."""
+    if not _stderr_is_terminal():
+        yield lambda n=1: None
+        return
+    from rich.console import Console
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                               TimeElapsedColumn, TimeRemainingColumn)
+
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TextColumn(unit), TimeElapsedColumn(), TimeRemainingColumn(),
+                   console=Console(stderr=True), transient=True)
+    with bar:
+        task = bar.add_task(label, total=total)
+        yield lambda n=1: bar.advance(task, n)
