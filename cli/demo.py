@@ -19,10 +19,12 @@ def demo(db: str | None) -> None:
     """Build an illustrative ledger (illustrative numbers, labelled as such) and show every
     view of both deals as of a fixed date, then verify the hash chain."""
     from ledger.chain import verify
-    from publishing.demo import AS_OF, build_demo
+    from publishing.demo import AS_OF, KNOWN_AT_EXAMPLE, RRA, build_demo, recording_batches
 
     from .reports import interpretation_defaults
-    from .views import show_report
+    from rich.text import Text
+
+    from .views import money, show_report
 
     if db is None:
         db = os.path.join(tempfile.mkdtemp(prefix="deal-ledger-demo-"), "demo.db")
@@ -41,4 +43,20 @@ def demo(db: str | None) -> None:
     with open_ledger(db) as ledger:
         verdict = verify(ledger)
     out.print(f"chain: {verdict.line()}")
-    out.print(f"Try: deal-ledger report {next(iter(summary))} --db {db} --as-of {AS_OF} --json")
+    out.print()
+    batches = recording_batches()
+    out.rule("as known at: the history as it was recorded")
+    out.print(f"The events were recorded in {len(batches)} batches from {batches[0][0][:10]} "
+              f"to {batches[-1][0][:10]}: a stop order of 2005-06-01 was recorded late, on "
+              "2005-07-08, and a payment recorded wrong was retracted and corrected "
+              "(`deal-ledger log` shows it struck through).")
+    as_of, known_at = KNOWN_AT_EXAMPLE["as_of"], KNOWN_AT_EXAMPLE["known_at"]
+    now = load_report(db, RRA, as_of, None, ())["additional_interest"]["accrued_to_as_of"]
+    then = load_report(db, RRA, as_of, known_at, ())["additional_interest"]["accrued_to_as_of"]
+    out.print(f"Additional Interest accrued as of {as_of}: {money(now)} with everything "
+              f"recorded, {money(then)} as known at {known_at}. Try:")
+    for line in (f"deal-ledger report {RRA} --db {db} --as-of {as_of} --known-at {known_at}",
+                 f"deal-ledger history {RRA} --db {db} --as-of {as_of} "
+                 "--figure additional_interest.accrued_to_as_of",
+                 f"deal-ledger log --db {db} --deal {RRA}"):
+        out.print(Text("  " + line))

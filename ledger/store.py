@@ -193,8 +193,17 @@ def _gc_paused(pause: bool) -> Iterator[None]:
         gc.enable()
 
 
+def _utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
 class Ledger:
     """The ledger: append validated events, read them back, verify the chain."""
+
+    #: Where ``recorded_at`` comes from: the wall clock. The demo replaces it on its own
+    #: instance to record its illustrative history at fixed past moments (it stays
+    #: monotonic: an append is never stamped before the log's head).
+    clock = staticmethod(_utc_now)
 
     def __init__(self, url: str, *, create: bool = True):
         self.url = url
@@ -566,7 +575,7 @@ class Ledger:
     def _stage(self, new_events: Sequence[NewEvent], head: Head,
                who: str) -> tuple[dict[str, DealStream], list[dict[str, Any]]]:
         """Check every event against its deal's state and build the records and streams."""
-        now = datetime.now(timezone.utc)
+        now = self.clock()
         if head.recorded_at and parse_timestamp(head.recorded_at) > now:
             now = parse_timestamp(head.recorded_at)  # recorded_at never goes backwards
         stamp = format_timestamp(now)

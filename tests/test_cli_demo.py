@@ -60,10 +60,12 @@ def test_demo_shows_every_view_of_both_deals(demo):
 def test_demo_ends_with_the_chain_verification(demo):
     db, out = demo
     log = records(db)
-    # 30 RRA events and 26 letter events
-    assert f"  {RRA}: 30 events" in out and f"  {LETTER}: 26 events" in out
-    assert len(log) == 56
-    assert f"chain: ok: 56 events, head {log[-1]['hash']}" in out
+    # 30 RRA events that stand, plus the payment recorded wrong and its retraction: 32;
+    # and 26 letter events
+    assert f"  {RRA}: 32 events" in out and f"  {LETTER}: 26 events" in out
+    assert len(log) == 58
+    assert f"chain: ok: 58 events, head" in out
+    assert log[-1]["hash"] in out.replace("\n", "")
 
 
 def test_demo_every_invented_event_is_labelled(demo):
@@ -135,4 +137,87 @@ def test_demo_refuses_an_existing_demo_ledger(demo):
     result = run("demo", "--db", db)
     assert result.exit_code == 3 and result.stderr.count("\n") == 1
     assert "already open" in result.stderr and "Traceback" not in result.output
-    assert len(records(db)) == 56
+    assert len(records(db)) == 58
+
+
+# ---------------------------------------------------------------- the recorded history
+
+def test_demo_is_recorded_in_batches_at_fixed_moments(demo):
+    db, _ = demo
+    log = records(db)
+    moments = [r["recorded_at"] for r in log]
+    assert moments == sorted(moments)                        # recorded_at never goes back
+    # 10 letter batches + 15 RRA batches, from the letter's closing to the consents
+    assert len(set(moments)) == 25
+    assert moments[0] == "2002-02-05T15:00:00.000000Z"
+    assert moments[-1] == "2005-11-03T16:00:00.000000Z"
+    # no wall clock: every moment is one the demo chose, years before it runs
+    assert all(m < "2006" for m in moments)
+
+
+def test_demo_records_the_stop_order_late_and_backdated(demo):
+    db, _ = demo
+    [unusable] = records(db, "--type", "ShelfUnusable")
+    assert unusable["date"] == "2005-06-01"
+    assert unusable["recorded_at"] == "2005-07-08T11:00:00.000000Z"
+
+
+def test_demo_retracts_and_corrects_a_payment(demo):
+    db, _ = demo
+    paid = [r for r in records(db, "--type", "AdditionalInterestPaid")
+            if r["data"]["holder"] == "Illustrative Fund A"]
+    [retraction] = records(db, "--type", "EventRetracted")
+    wrong, right = paid
+    assert wrong["data"]["amount"] == "2777.78" and right["data"]["amount"] == "2700.00"
+    assert retraction["data"]["event_id"] == wrong["id"]
+    # the retraction and the replacement are one batch, as `deal-ledger correct` makes
+    assert retraction["recorded_at"] == right["recorded_at"] == "2005-02-03T10:00:00.000000Z"
+    assert retraction["seq"] + 1 == right["seq"]
+
+
+def test_demo_known_at_shows_what_the_ledger_knew_then(demo):
+    db, out = demo
+    def accrued(*known_at: str) -> str:
+        r = json.loads(ok(run("report", RRA, "--json", "--db", db, "--as-of", "2005-06-30",
+                              *known_at)))
+        return r["additional_interest"]["accrued_to_as_of"]
+    # 2005-01-15: Lehman 42,000,000 and Fund A 20,000,000 (Fund B's Questionnaire was
+    # late: nothing owed); (i) 4 days + (ii) 16 days at 0.25%, 30/360:
+    #   Lehman 42,000,000 x 0.0025 x 20/360 = 5,833.33; Fund A 20,000,000 x ... = 2,777.78
+    #   = 8,611.11
+    # (iv)(A) 2005-04-15 to 04-20, 5 days, before Fund C's 2005-05-02 purchase under the
+    # shelf; paid to the record holders of 2005-07-01: Fund A 20,000,000 x 0.0025 x 5/360
+    # = 694.444; Fund C 5,000,000 x 0.0025 x 5/360 = 173.611; Lehman 37,000,000 x 0.0025
+    # x 5/360 = 1,284.722
+    # (iii) 2005-06-09 to 06-15, 6 days (Fund C's Notes were sold under the shelf: none):
+    #   Fund A 20,000,000 x 0.0025 x 6/360 = 833.333; Lehman 37,000,000 x ... = 1,541.667
+    # each Holder's amount rounded once: Fund A 694.444 + 833.333 = 1,527.78, Fund C
+    # 173.61, Lehman 1,284.722 + 1,541.667 = 2,826.39; 4,527.78 in all
+    assert accrued() == "13138.89"                     # 8,611.11 + 4,527.78
+    # as known at 2005-07-01, before the stop order was recorded on 2005-07-08: no (iii);
+    # Fund A 694.44 + Fund C 173.61 + Lehman 1,284.72 = 2,152.77
+    assert accrued("--known-at", "2005-07-01T00:00:00Z") == "10763.88"  # 8,611.11 + 2,152.77
+    flat = " ".join(out.split())
+    assert ("Additional Interest accrued as of 2005-06-30: 13,138.89 with everything "
+            "recorded, 10,763.88 as known at 2005-07-01T00:00:00Z") in flat
+
+
+def test_demo_known_at_shows_the_payment_as_first_recorded(demo):
+    db, _ = demo
+    def fund_a(*known_at: str) -> str:
+        r = json.loads(ok(run("report", RRA, "--json", "--db", db, "--as-of", "2005-06-30",
+                              *known_at)))
+        [p] = [p for p in r["additional_interest"]["payments"]
+               if p["payment_date"] == "2005-01-15"]
+        return p["paid"]["Illustrative Fund A"]
+    assert fund_a("--known-at", "2005-01-20") == "2777.78"   # as first recorded
+    assert fund_a() == "2700.00"                                # as corrected on 2005-02-03
+
+
+def test_demo_history_lists_the_late_stop_order(demo):
+    db, _ = demo
+    changes = json.loads(ok(run("history", RRA, "--db", db, "--as-of", "2005-06-30",
+                                "--figure", "additional_interest.accrued_to_as_of",
+                                "--json")))
+    text = json.dumps(changes)
+    assert "2005-07-08T11:00:00" in text and "10763.88" in text and "13138.89" in text

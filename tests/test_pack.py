@@ -98,19 +98,20 @@ def test_events_are_exactly_what_log_json_prints(demo_db, rra_pack):
 
 def test_chain_names_the_ledger_head_and_each_event(demo_db, rra_pack, letter_pack):
     verified = run("verify", "--db", demo_db)
-    head = verified.output.split()[-1]  # "ok: 56 events, head <hash>"
+    head = verified.output.split()[-1]  # "ok: 58 events, head <hash>"
     for pack in (rra_pack, letter_pack):
         chain = json.loads((pack / "chain.json").read_text())
         manifest = json.loads((pack / MANIFEST).read_text())
         assert (pack / "head.txt").read_text() == head + "\n"
         assert chain["head"]["hash"] == manifest["ledger"]["head_hash"] == head
-        assert chain["head"]["seq"] == manifest["ledger"]["head_seq"] == 56
+        assert chain["head"]["seq"] == manifest["ledger"]["head_seq"] == 58
         lines = [json.loads(x) for x in (pack / "events.jsonl").read_text().splitlines()]
         assert [e["hash"] for e in chain["events"]] == [r["hash"] for r in lines]
         assert all(record_hash(r) == r["hash"] for r in lines)
-    # the demo appends the letter last: its last event IS the head, proved offline
-    letter_events = (letter_pack / "events.jsonl").read_text().splitlines()
-    assert json.loads(letter_events[-1])["hash"] == head
+    # the demo records the RRA's consents last (2005-11-03): its last event IS the head,
+    # proved offline
+    rra_events = (rra_pack / "events.jsonl").read_text().splitlines()
+    assert json.loads(rra_events[-1])["hash"] == head
 
 
 def test_manifest_records_every_file_and_the_arguments(rra_pack):
@@ -122,7 +123,9 @@ def test_manifest_records_every_file_and_the_arguments(rra_pack):
     assert manifest["as_of"] == AS_OF and manifest["known_at"] is None
     assert manifest["interpretations"]["default_date"] == "last_compliant_day"
     assert manifest["tool"]["name"] == "deal-ledger" and manifest["tool"]["version"]
-    assert manifest["events"] == {"count": 30, "first_seq": 1, "last_seq": 30}
+    # the letter's 25 events recorded before the RRA's first batch (2004-07-23): 15 at its
+    # closing, then 10 through 2004-07-02; the RRA's 32 follow, the last being the head
+    assert manifest["events"] == {"count": 32, "first_seq": 26, "last_seq": 58}
 
 
 def test_interpretations_file_describes_each_reading_in_force(rra_pack):
@@ -191,11 +194,11 @@ def _edit_event(pack: Path, seq: int, change) -> None:
 
 def test_forger_who_reseals_the_manifest_is_caught_by_the_event_hash(rra_pack, tmp_path):
     pack = copy(rra_pack, tmp_path)
-    _edit_event(pack, 2, lambda r: r["data"].update(principal="70000000.00"))
+    _edit_event(pack, 27, lambda r: r["data"].update(principal="70000000.00"))  # line 2
     reseal(pack)
     result = verify(pack)
     assert result.exit_code == 1
-    assert result.output.startswith("events.jsonl: line 2 (seq 2): the hash does not match")
+    assert result.output.startswith("events.jsonl: line 2 (seq 27): the hash does not match")
 
 
 def test_forger_who_rehashes_the_event_is_caught_by_the_chain(rra_pack, tmp_path):
@@ -204,7 +207,7 @@ def test_forger_who_rehashes_the_event_is_caught_by_the_chain(rra_pack, tmp_path
     def change(r):
         r["data"]["principal"] = "70000000.00"
         r["hash"] = record_hash(r)
-    _edit_event(pack, 2, change)
+    _edit_event(pack, 27, change)  # line 2: NotesIssued, seq 27
     chain = json.loads((pack / "chain.json").read_text())
     new_hash = json.loads((pack / "events.jsonl").read_text().splitlines()[1])["hash"]
     chain["events"][1]["hash"] = new_hash
@@ -212,7 +215,7 @@ def test_forger_who_rehashes_the_event_is_caught_by_the_chain(rra_pack, tmp_path
     reseal(pack)
     result = verify(pack)
     assert result.exit_code == 1
-    assert result.output.startswith("events.jsonl: seq 3: prev_hash is not the hash of seq 2")
+    assert result.output.startswith("events.jsonl: seq 28: prev_hash is not the hash of seq 27")
 
 
 def test_forger_who_edits_a_figure_is_caught_by_recomputing(rra_pack, tmp_path):
@@ -238,15 +241,15 @@ def test_forger_who_edits_a_schedule_is_caught_by_recomputing(rra_pack, tmp_path
                                     "recomputed")
 
 
-def test_forger_who_moves_the_head_is_caught(letter_pack, tmp_path):
-    pack = copy(letter_pack, tmp_path)
+def test_forger_who_moves_the_head_is_caught(rra_pack, tmp_path):
+    pack = copy(rra_pack, tmp_path)  # the RRA's last event is the ledger's head
     chain = json.loads((pack / "chain.json").read_text())
     chain["head"]["hash"] = "ab" * 32
     (pack / "chain.json").write_text(json.dumps(chain, indent=2, ensure_ascii=False) + "\n")
     reseal(pack)
     result = verify(pack)
     assert result.exit_code == 1
-    assert result.output.startswith("chain.json: the head is seq 56 but its hash is not")
+    assert result.output.startswith("chain.json: the head is seq 58 but its hash is not")
 
 
 # ------------------------------------------------------------------------- index.html
