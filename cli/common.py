@@ -76,9 +76,20 @@ def guarded(f: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def console():
+    """Where tables go: as wide as ``$COLUMNS`` says, else as the terminal is, else (a pipe
+    or a file) 120 columns."""
+    import shutil
+
     from rich.console import Console
 
-    return Console(width=int(os.environ.get("COLUMNS", "120")), soft_wrap=False)
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        width = int(columns)
+    elif _stdout_is_terminal():
+        width = shutil.get_terminal_size((120, 24)).columns
+    else:
+        width = 120
+    return Console(width=width, soft_wrap=False)
 
 
 def report_options(f: Callable[..., Any]) -> Callable[..., Any]:

@@ -42,7 +42,7 @@ def demo(db: str | None) -> None:
     out.print()
     with open_ledger(db) as ledger:
         verdict = verify(ledger)
-    out.print(f"chain: {verdict.line()}")
+    out.print(f"chain: {verdict.line()}", soft_wrap=True)  # the head hash on one line
     out.print()
     batches = recording_batches()
     out.rule("as known at: the history as it was recorded")
@@ -59,4 +59,4 @@ def demo(db: str | None) -> None:
                  f"deal-ledger history {RRA} --db {db} --as-of {as_of} "
                  "--figure additional_interest.accrued_to_as_of",
                  f"deal-ledger log --db {db} --deal {RRA}"):
-        out.print(Text("  " + line))
+        out.print(Text("  " + line), soft_wrap=True)  # one line, to copy and paste

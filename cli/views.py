@@ -9,6 +9,7 @@ with separators, prices as the report gives them; ``—`` stands for "none" (a n
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Callable
@@ -63,19 +64,109 @@ def status(text: str | None) -> str:
 
 
 def _table(title: str, columns: list[tuple[str, str]], caption: str | None = None):
-    """A table whose columns are ``(header, how)``: ``how`` is ``"num"`` (right, never
-    wrapped), ``"fix"`` (never wrapped) or ``"text"`` (folds when too long)."""
-    from rich.table import Table
-
-    table = Table(title=title, caption=caption, title_justify="left", caption_justify="left")
-    for header, how in columns:
+    """A table whose columns are ``(header, how)``: ``how`` is ``"num"`` (a figure: right
+    aligned), ``"fix"`` (a date, an id, a clause, a status: left aligned) or ``"text"``
+    (words that wrap); a trailing ``?`` or ``?N`` marks a column a narrow terminal may
+    leave out (rank N, 1 by default: lower ranks first, the rightmost first within one). A figure or date is never cut: it keeps its whole
+    width on one line, and text wraps between words around it (``_FittedTableBase``)."""
+    table = _fitted_table()(title=title, caption=caption, title_justify="left",
+                        caption_justify="left")
+    for header, spec in columns:
+        how, _, rank = spec.partition("?")
+        optional = int(rank or 1) if _ else 0
         if how == "num":
-            table.add_column(header, justify="right", no_wrap=True)
+            table.add_column(header, justify="right", overflow="fold")
         elif how == "fix":
-            table.add_column(header, no_wrap=True)
+            table.add_column(header, overflow="fold")
         else:
             table.add_column(header, overflow="fold")
+        table.kinds.append((how, optional))  # optional: 0 = always shown, else its rank
     return table
+
+
+def _cell_lines(console: Any, cell: Any) -> list[str]:
+    from rich.text import Text
+
+    text = cell if isinstance(cell, Text) else console.render_str(str(cell))
+    return text.plain.split("\n")
+
+
+def _longest_word(lines: list[str]) -> int:
+    from rich.cells import cell_len
+
+    return max((cell_len(w) for line in lines for w in line.split()), default=0)
+
+
+class _FittedTableBase:
+    """Mixed into rich's ``Table`` (imported lazily): before rendering, each figure or
+    date column ("num", "fix") is given exactly the width of its widest cell, each text
+    column at least its longest word; when that cannot fit the console, the optional
+    columns are left out, rightmost first. Rich then wraps the text columns in what is
+    left, so no figure, date or id is ever truncated or folded at 80 columns."""
+
+    TEXT_MIN = 12  # a text column wraps, but not into a sliver
+
+    def _fit(self, console: Any, max_width: int) -> None:
+        from rich.cells import cell_len
+
+        needs = []
+        for column, (how, _) in zip(self.columns, self.kinds):
+            cells = [line for c in column._cells for line in _cell_lines(console, c)]
+            header = _cell_lines(console, column.header)
+            if how in ("num", "fix"):
+                need = max([cell_len(x) for x in cells] + [_longest_word(header), 1])
+            else:
+                full = max([cell_len(x) for x in cells + header] + [1])
+                need = max(_longest_word(cells + header), min(full, self.TEXT_MIN))
+            needs.append(need)
+        keep = [True] * len(self.columns)
+
+        def total() -> int:
+            shown = [n for n, k in zip(needs, keep) if k]
+            return sum(shown) + 3 * len(shown) + 1  # padding 1+1 and a border per column
+
+        droppable = sorted((rank, -i) for i, (_, rank) in enumerate(self.kinds) if rank)
+        for _, minus_i in droppable:
+            if total() <= max_width:
+                break
+            keep[-minus_i] = False
+        # room to spare: a figure's header on one line rather than wrapped
+        spare = max_width - total()
+        for i, column in enumerate(self.columns):
+            if keep[i] and self.kinds[i][0] in ("num", "fix") and spare > 0:
+                full = max(cell_len(x) for x in _cell_lines(console, column.header))
+                grow = max(0, full - needs[i])
+                if grow > spare:
+                    continue
+                needs[i] += grow
+                spare -= grow
+        for column, (how, _), need in zip(self.columns, self.kinds, needs):
+            if how in ("num", "fix"):
+                column.width = need
+            else:
+                column.min_width = need
+        self.columns[:] = [c for c, shown in zip(self.columns, keep) if shown]
+        self.kinds = [k for k, shown in zip(self.kinds, keep) if shown]
+        for index, column in enumerate(self.columns):
+            column._index = index
+
+    def __rich_console__(self, console: Any, options: Any):
+        self._fit(console, self.width or options.max_width)
+        yield from super().__rich_console__(console, options)
+
+
+@functools.cache
+def _fitted_table() -> type:
+    """``FittedTable``: rich's ``Table`` with ``_FittedTableBase`` (rich is imported only
+    when a table is drawn)."""
+    from rich.table import Table
+
+    class FittedTable(_FittedTableBase, Table):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.kinds: list[tuple[str, int]] = []
+
+    return FittedTable
 
 
 # ---------------------------------------------------------------- header
@@ -111,7 +202,7 @@ def show_status(result: dict[str, Any], out: Any) -> None:
     """RRA §2(a), §3(a): the shelf's deadlines and dates, and the Registration Defaults."""
     reg = result["registration"]
     summary = _table("Shelf Registration Statement (RRA §2(a))",
-                     [("", "fix"), ("date", "fix")])
+                     [("", "text"), ("date", "fix")])
     summary.add_row("Filing Deadline (§2(a)(i))", day(reg.get("filing_deadline")))
     summary.add_row("filed on", day(reg.get("filed_on"), "not filed"))
     summary.add_row("Effectiveness Target Date (§2(a)(ii))",
@@ -128,7 +219,7 @@ def show_status(result: dict[str, Any], out: Any) -> None:
         return
     table = _table("Registration Defaults (RRA §3(a)); accrual runs to the cure, exclusive",
                    [("clause", "fix"), ("default date", "fix"), ("accrual from", "fix"),
-                    ("cured on", "fix"), ("accrues to (excl.)", "fix"), ("episode", "num")])
+                    ("cured on", "fix"), ("accrues to (excl.)", "fix?"), ("episode", "num?")])
     for d in defaults:
         table.add_row(plain(d["clause"]), day(d["default_date"]), day(d["accrual_from"]),
                       day(d.get("cured_on"), "not cured"), day(d.get("accrual_until")),
@@ -144,9 +235,9 @@ def show_interest(result: dict[str, Any], out: Any) -> None:
         out.print("No Interest Payment Date with Additional Interest.")
     else:
         schedule = _table("Interest Payment Dates with Additional Interest (RRA §3(b))",
-                          [("payment date", "fix"), ("pays on", "fix"), ("record date", "fix"),
-                           ("period", "fix"), ("amount", "num"), ("paid", "num"),
-                           ("status", "fix")],
+                          [("payment date", "fix"), ("pays on", "fix?"),
+                           ("record date", "fix?"), ("period", "text"), ("amount", "num"),
+                           ("paid", "num?2"), ("status", "text")],
                           caption=f"day count {ai.get('day_count', NONE)}; paid to the Record "
                                   "Holders; the period ends on the payment date, exclusive")
         for p in payments:
@@ -157,7 +248,7 @@ def show_interest(result: dict[str, Any], out: Any) -> None:
         out.print(schedule)
         table = _table("Additional Interest per Holder (each amount rounded once, half-up)",
                        [("payment date", "fix"), ("holder", "text"), ("amount", "num"),
-                        ("paid", "num"), ("payment status", "fix")])
+                        ("paid", "num?"), ("payment status", "text")])
         for p in payments:
             amounts, paid = p.get("amounts") or {}, p.get("paid") or {}
             holders = list(amounts) + [h for h in paid if h not in amounts]
@@ -187,8 +278,8 @@ def show_suspensions(result: dict[str, Any], out: Any) -> None:
     periods = s.get("periods") or []
     if periods:
         table = _table("Suspension Periods (RRA §4(b)(i)); end exclusive",
-                       [("#", "num"), ("start", "fix"), ("end", "fix"), ("days", "num"),
-                        ("material transaction", "fix"), ("last permitted day", "fix")])
+                       [("#", "num?2"), ("start", "fix"), ("end", "fix"), ("days", "num"),
+                        ("material transaction", "fix?"), ("last permitted day", "fix")])
         for i, p in enumerate(periods, start=1):
             table.add_row(str(i), p["start"], day(p.get("end"), "open"), str(p["days"]),
                           yes_no(p.get("material_transaction")),
@@ -223,7 +314,7 @@ def show_suspensions(result: dict[str, Any], out: Any) -> None:
         out.print("No suspension beyond its limits.")
         return
     table = _table("Suspension days beyond the limits",
-                   [("clause", "fix"), ("kind", "fix"), ("period start", "fix"),
+                   [("clause", "fix"), ("kind", "text?"), ("period start", "fix?"),
                     ("first day", "fix"), ("last day", "fix"), ("days", "num"), ("limit", "num")])
     for b in breaches:
         table.add_row(plain(b.get("clause")), plain(b.get("kind")), day(b.get("period_start")),
@@ -244,11 +335,13 @@ def show_deadlines(result: dict[str, Any], out: Any) -> None:
     ordered = sorted(deadlines, key=lambda o: (DEADLINE_ORDER.get(o["status"], 2),
                                                o["status"] == "met"))
     table = _table(f"Obligations on {result['as_of']}: open and missed first, then met",
-                   [("due", "fix"), ("status", "fix"), ("obligation", "text"), ("clause", "fix"),
-                    ("met on", "fix"), ("done late on", "fix")])
+                   [("due", "fix"), ("status", "fix"), ("obligation", "text"),
+                    ("clause", "text?"), ("done on", "text")])
     for o in ordered:
+        done = (o["met_on"] if o.get("met_on") else
+                f"{o['late_on']} (late)" if o.get("late_on") else NONE)
         table.add_row(o["due"], status(o["status"]), plain(o["obligation"]), plain(o["clause"]),
-                      day(o.get("met_on")), day(o.get("late_on")))
+                      done)
     out.print(table)
 
 
@@ -259,8 +352,8 @@ def show_consents(result: dict[str, Any], out: Any) -> None:
         out.print("No consent recorded (RRA §10(D)).")
         return
     table = _table("Consents (RRA §10(D)): a Majority of Holders is more than 50%",
-                   [("matter", "text"), ("consenting", "num"), ("outstanding", "num"),
-                    ("share", "num"), ("majority", "fix"), ("holders consenting", "text")])
+                   [("matter", "text"), ("consenting", "num"), ("outstanding", "num?2"),
+                    ("share", "num"), ("> 50%", "fix"), ("holders consenting", "text?")])
     for matter, m in majority.items():
         table.add_row(plain(matter), money(m["consenting"]), money(m["total"]), percent(m["share"]),
                       "[bold green]yes[/bold green]" if m["majority"] else "[red]no[/red]",
@@ -273,7 +366,7 @@ def show_notices(result: dict[str, Any], out: Any) -> None:
     notices = result.get("notices") or []
     if not notices:
         return
-    table = _table("Notices (RRA §10(E))", [("sent", "fix"), ("method", "fix"),
+    table = _table("Notices (RRA §10(E))", [("sent", "fix"), ("method", "fix?"),
                                             ("deemed given", "fix"), ("to", "text"),
                                             ("subject", "text")])
     for n in notices:
@@ -305,7 +398,7 @@ def show_trueup(result: dict[str, Any], out: Any) -> None:
         rule = f"before {cutoff}" if cutoff else "before the cutoff"
         table = _table(f"Exercises and conversions: eligible if dated {rule}",
                        [("instrument", "fix"), ("holder", "text"), ("date", "fix"),
-                        ("eligible", "fix"), ("shares issued", "num"), ("entitled", "num"),
+                        ("eligible", "fix?"), ("shares issued", "num?"), ("entitled", "num?"),
                         ("owed", "num")])
         for e in exercises:
             table.add_row(plain(e["instrument"]), plain(e.get("holder")), e["date"],
@@ -325,9 +418,9 @@ def show_instruments(result: dict[str, Any], out: Any) -> None:
     t = result["true_up"]
     formula = t.get("formula")
     table = _table("Instruments (Letter ¶2): current price and shares",
-                   [("instrument", "fix"), ("holder", "text"), ("kind", "fix"),
-                    ("price", "num"), ("shares", "num"), ("exercised", "num"),
-                    ("deferred\nprice", "num"), ("deferred\nshares", "num")],
+                   [("instrument", "fix"), ("holder", "text"), ("kind", "fix?"),
+                    ("price", "num"), ("shares", "num"), ("exercised", "num?"),
+                    ("deferred\nprice", "num?2"), ("deferred\nshares", "num?2")],
                    caption="deferred: the price and shares if every unvested Camden Warrant "
                            f"vested on {result['as_of']}"
                            + (f"; formula {formula}" if formula else ""))

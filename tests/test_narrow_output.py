@@ -1,0 +1,103 @@
+"""Issue 15 item 2: at 80 columns (and 60) no money amount, date or id of the demo is cut
+off. ``deal-ledger demo`` is run in a narrow console; its whole output must hold no ``…``
+next to a digit, no line wider than the console, and every figure of both reports that
+its tables show, whole (the figures are formatted as the views format them)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from cli.main import cli
+from cli.views import money, percent, shares
+from tests.cli_support import ok, run
+
+RRA = "infocrossing-rra-2004"
+LETTER = "infocrossing-letter-2002"
+AS_OF = "2007-12-31"
+
+
+def narrow(columns: int, *args: str) -> str:
+    result = CliRunner().invoke(cli, list(args), env={"COLUMNS": str(columns)})
+    assert result.exit_code == 0, (result.output, result.exception)
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def ledger(tmp_path_factory):
+    db = str(tmp_path_factory.mktemp("narrow") / "demo.db")
+    ok(run("demo", "--db", db))
+    reports = {deal: json.loads(ok(run("report", deal, "--json", "--db", db, "--as-of", AS_OF)))
+               for deal in (RRA, LETTER)}
+    return db, reports
+
+
+def figures_always_shown(rra: dict, letter: dict) -> set[str]:
+    """Figures in the columns no width leaves out: the Registration Defaults' dates, each
+    payment's total and each Holder's amount, the accrued totals, the consenting amount
+    and share, the suspension periods' dates and days, the true-up counts, each
+    instrument's price and shares, the Camden Warrants' counts."""
+    out: set[str] = set()
+    reg = rra["registration"]
+    for d in reg["defaults"]:
+        out |= {d["default_date"], d["accrual_from"], d["cured_on"]}
+    ai = rra["additional_interest"]
+    for p in ai["payments"]:
+        out |= {p["payment_date"], money(p["total"])}
+        out |= {money(a) for a in p["amounts"].values()}
+    out |= {money(a) for a in ai["by_holder"].values()} | {money(ai["accrued_to_as_of"])}
+    for p in rra["suspensions"]["periods"]:
+        out |= {p["start"], p["end"], p["last_permitted_day"]}
+    for m in rra["majority"].values():
+        out |= {money(m["consenting"]), percent(m["share"])}
+    for o in rra["deadlines"]:
+        out.add(o["due"])
+    t = letter["true_up"]
+    for h in t["holders"].values():
+        out |= {shares(h["owed"]), shares(h["issued"]), shares(h["outstanding"])}
+    for i in t["instruments"]:
+        out |= {i["price"], shares(i["shares"])}
+    for c in t["camden"].values():
+        out |= {shares(c[k]) for k in ("issued", "vested", "cancelled", "unvested")}
+    return out
+
+
+@pytest.mark.parametrize("columns", [80, 60])
+def test_the_demo_cuts_no_figure(ledger, columns):
+    db, reports = ledger
+    out = narrow(columns, "demo", "--db", db + f".{columns}")
+    # nothing cut with an ellipsis next to a digit (before the fix: `8,…`, `2005-0…`)
+    assert not re.search(r"\d…|…\d", out)
+    # no line wider than the console (the one-line commands and the head hash excepted:
+    # they are printed whole on purpose, to be copied)
+    wide = [ln for ln in out.splitlines() if len(ln) > columns
+            and not ln.startswith(("  deal-ledger ", "chain: "))]
+    assert not wide
+    # no date split across lines inside a cell (`2005-0` then `1-15`)
+    assert not re.search(r"\d{4}-\d{0,2}\s*│", out)
+    # every figure of the reports that every width shows is there, whole
+    cells = set(re.findall(r"[\d,.\-%]+", out))
+    missing = figures_always_shown(reports[RRA], reports[LETTER]) - cells
+    assert not missing
+
+
+def test_the_head_hash_is_printed_whole_at_60_columns(ledger):
+    db, _ = ledger
+    out = narrow(60, "demo", "--db", db + ".hash")
+    log = [json.loads(x) for x in ok(run("log", "--json", "--db", db + ".hash")).splitlines()]
+    assert f"chain: ok: 58 events, head {log[-1]['hash']}" in out
+
+
+def test_narrow_tables_leave_out_the_optional_columns_first(ledger):
+    db, _ = ledger
+    wide = narrow(200, "status", RRA, "--db", db, "--as-of", AS_OF)
+    at_80 = narrow(80, "status", RRA, "--db", db, "--as-of", AS_OF)
+    at_60 = narrow(60, "status", RRA, "--db", db, "--as-of", AS_OF)
+    assert "episode" in wide and "accrues to (excl.)" in wide
+    # clause 16 + four dates 4 x 10 + episode 7 = 63, + 6 columns x 3 + 1 = 82 > 80
+    assert "episode" not in at_80 and "(excl.)" in at_80
+    # without episode: 56 + 16 = 72 > 60; without "accrues to" too: 46 + 13 = 59
+    assert "(excl.)" not in at_60 and "cured on" in at_60
