@@ -64,8 +64,8 @@ def log(deal: str | None, event_type: str | None, as_json: bool, db: str) -> Non
 @cli.command()
 @click.option("--expect", default=None, metavar="HEAD_HASH|SEQ:HASH|FILE",
               help="Also fail unless the log still extends what was kept elsewhere: a head "
-                   "hash, SEQ:HASH, or a file of `log --json` lines (names the first "
-                   "rewritten seq).")
+                   "hash (or its first 8 or more hex digits), SEQ:HASH, or a file of "
+                   "`log --json` lines (names the first rewritten seq).")
 @click.option("--pack", default=None, type=click.Path(file_okay=False),
               help="Verify an auditor pack directory offline instead of the ledger.")
 @db_option

@@ -12,7 +12,9 @@ removed head, a cut-off tail or an edited snapshot each name the first bad ``seq
 Rewriting the whole chain after an edit (and the chain head with it) leaves the log
 self-consistent: only a copy kept elsewhere can show it. ``expect`` is that copy:
 
-* a head hash (what ``verify`` printed): the log must still contain it;
+* a head hash (what ``verify`` printed), or a prefix of it of at least 8 hex digits
+  that names one event's hash only (as git takes a commit): the log must still
+  contain it;
 * ``SEQ:HASH``: the event at ``SEQ`` must still have that hash;
 * a file of ``log --json`` lines kept earlier: every event in it must still have its
   hash, so the first rewritten event is named exactly.
@@ -33,6 +35,7 @@ from .store import CHAIN_ID, GENESIS, ChainAdvanced, Ledger, deal_id, record_has
 from .upcasting import upcast
 
 HASH = re.compile(r"[0-9a-f]{64}")
+HASH_PREFIX = re.compile(r"[0-9a-f]{8,63}")
 
 
 @dataclass(frozen=True)
@@ -70,7 +73,7 @@ def witness(expect: str | None) -> Witness | None:
     if expect is None:
         return None
     text = expect.strip()
-    if HASH.fullmatch(text.lower()):
+    if HASH.fullmatch(text.lower()) or HASH_PREFIX.fullmatch(text.lower()):
         return Witness({}, text.lower(), f"the expected head {text.lower()}")
     seq, sep, value = text.partition(":")
     if sep and seq.isdigit() and HASH.fullmatch(value.lower()):
@@ -78,7 +81,8 @@ def witness(expect: str | None) -> Witness | None:
                        f"the expected hash of seq {int(seq)}")
     if os.path.isfile(expect):
         return _witness_file(expect)
-    raise UsageError("give a head hash (64 hex digits), SEQ:HASH, or a file of "
+    raise UsageError("give a head hash (64 hex digits, or its first 8 or more), SEQ:HASH, "
+                     "or a file of "
                      "`deal-ledger log --json` lines kept earlier", field="--expect")
 
 
@@ -151,6 +155,7 @@ class _Walk:
         self.kept = kept
         self.seq, self.prev = 1, GENESIS
         self.seen_head = kept is None or kept.head in (None, GENESIS)
+        self.head_seqs: list[int] = []          # the seqs whose hash is (starts with) kept.head
         self.versions: dict[Any, int] = {}     # stream id -> last position seen
         self.deals: dict[Any, str] = {}         # stream id -> deal name
         self.deal_last: dict[Any, str] = {}     # stream id -> hash of its last event
@@ -269,8 +274,9 @@ class _Walk:
         self.deals[n.originator_id] = deal
         self.deal_last[n.originator_id] = record["hash"]
         self.prev = record["hash"]
-        if self.kept is not None and self.prev == self.kept.head:
+        if self.kept is not None and self.kept.head and self.prev.startswith(self.kept.head):
             self.seen_head = True
+            self.head_seqs.append(self.seq)
         self.seq += 1
         return None
 
@@ -284,6 +290,10 @@ class _Walk:
                             "head after them: written outside deal-ledger, or the head was "
                             "removed")
         count, kept = self.seq - 1, self.kept
+        if len(self.head_seqs) > 1:
+            raise UsageError(f"{kept.head} begins the hashes of {len(self.head_seqs)} events "
+                             f"(seq {', '.join(map(str, self.head_seqs[:5]))}): give more "
+                             "digits of the head", field="--expect")
         if kept is not None and kept.last_seq > count:
             return Verdict(False, count, self.prev, count + 1,
                            f"the log ends at seq {count} but {kept.source} goes to seq "
