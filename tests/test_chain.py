@@ -215,7 +215,9 @@ def test_verify_hashes_what_is_stored_not_an_upcast_copy(store_url, monkeypatch)
     assert v.ok and v.head_hash == head
 
 
-@pytest.mark.parametrize("value", ["nope", "12", "3:xyz", "f" * 63, "-1:" + "f" * 64])
+# 63 hex digits are a prefix of a head now (8 or more are: `verify --expect` takes a
+# unique prefix); 7 are not, nor 65
+@pytest.mark.parametrize("value", ["nope", "12", "3:xyz", "f" * 7, "f" * 65, "-1:" + "f" * 64])
 def test_expect_must_be_a_hash_a_seq_and_hash_or_a_file(value):
     with pytest.raises(UsageError) as err:
         witness(value)
@@ -226,6 +228,7 @@ def test_expect_forms(tmp_path):
     h = "a" * 64
     assert witness(h).head == h
     assert witness(f"7:{h}").by_seq == {7: h}
+    assert witness("ABCDEF12").head == "abcdef12"  # a prefix of the head
     kept = tmp_path / "kept.jsonl"
     kept.write_text(json.dumps({"seq": 1, "hash": h}) + "\n\n" + json.dumps({"seq": 2, "hash": h}))
     assert witness(str(kept)).by_seq == {1: h, 2: h}
