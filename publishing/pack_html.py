@@ -5,13 +5,22 @@ inline SVG needs no namespace URL), tooltips as SVG ``<title>``. No script, no f
 image, no ``src`` or ``href`` at all, so the page opens the same with no network and
 cannot leak that it was opened. ``render`` is pure: the same report and events give the
 same bytes, so ``verify --pack`` can re-render it and compare.
+
+It reads as a report, on screen and on paper: every table under a heading, columns
+named in words, money with thousands separators, shares of a total as percentages,
+event data as plain text, dates never broken across lines, and a print stylesheet (the
+timeline's labels are visible text, ``pack_timeline``).
 """
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+import re
+from datetime import date
+from decimal import Decimal, InvalidOperation
 from html import escape
 from typing import Any, Iterable, Mapping, Sequence
+
+from . import pack_timeline
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px;
@@ -31,14 +40,17 @@ font-size:12px}.h{word-break:break-all}
 svg{background:#fbfcfe;border:1px solid #d6dae3;border-radius:4px}
 .legend span{display:inline-block;margin-right:14px}.sw{display:inline-block;width:11px;
 height:11px;margin-right:4px;vertical-align:-1px;border-radius:2px}
+h3{font-size:14px;margin:18px 0 4px}svg{max-width:100%;height:auto}
+td.d,td.n,th,.nw{white-space:nowrap}td.data{max-width:560px}
+@media print{
+body{margin:0;max-width:none;font-size:11px;color:#000}
+h2{break-after:avoid;border-color:#888}h3{break-after:avoid}
+table,svg,.legend{break-inside:avoid}tr{break-inside:avoid}thead{display:table-header-group}
+th{background:#eee}.warn{background:none;border:1px solid #000}
+svg{border-color:#888}.status-met,.status-paid{color:#000}
+}
+@page{margin:14mm}
 """
-
-COLOURS = {"default": "#d1495b", "suspension": "#edae49", "period": "#cfe3f6",
-           "filed": "#00798c", "effective": "#30638e", "deadline": "#1d2330",
-           "payment": "#6a4c93", "vesting": "#2a9d8f", "exercise": "#e76f51",
-           "ineligible": "#9aa1ad", "cutoff": "#a4161a", "trueup": "#264653",
-           "asof": "#5b6475"}
-
 
 def render(report: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
            rows: Mapping[str, Sequence[Mapping[str, Any]]], info: Mapping[str, Any]) -> str:
@@ -62,7 +74,7 @@ def render(report: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
         parts.append('<p class="warn">Some events are marked ILLUSTRATIVE in their source: '
                      "they are not the real deal's history.</p>")
     parts.append("<h2>Timeline</h2>")
-    parts.append(timeline_svg(report, records, info))
+    parts.append(pack_timeline.svg(report, records, date.fromisoformat(info["as_of"])))
     if kind == "registration_rights":
         parts.extend(_registration(report, rows))
     else:
@@ -74,205 +86,90 @@ def render(report: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
     return "\n".join(parts)
 
 
-# ------------------------------------------------------------------------- timeline
-
-
-def _d(text: Any) -> date | None:
-    if not text:
-        return None
-    try:
-        return date.fromisoformat(str(text)[:10])
-    except ValueError:
-        return None
-
-
-class _Lane:
-    def __init__(self, label: str):
-        self.label = label
-        self.bars: list[tuple[date, date, str, str]] = []     # start, end, colour, tip
-        self.marks: list[tuple[date, str, str, str]] = []     # day, colour, shape, tip
-
-    def bar(self, start: date | None, end: date | None, colour: str, tip: str) -> None:
-        if start is not None and end is not None:
-            self.bars.append((start, max(end, start), colour, tip))
-
-    def mark(self, day: date | None, colour: str, tip: str, shape: str = "dot") -> None:
-        if day is not None:
-            self.marks.append((day, colour, shape, tip))
-
-    def days(self) -> Iterable[date]:
-        for s, e, *_ in self.bars:
-            yield s
-            yield e
-        for d, *_ in self.marks:
-            yield d
-
-
-def _registration_lanes(report: Mapping[str, Any], as_of: date) -> list[_Lane]:
-    reg = report.get("registration") or {}
-    shelf = _Lane("Shelf")
-    shelf.bar(_d(reg.get("effective_on")), _d(reg.get("effectiveness_period_end")) or as_of,
-              COLOURS["period"], "Effectiveness Period "
-              f"{reg.get('effective_on')} to {reg.get('effectiveness_period_end') or '...'}")
-    shelf.mark(_d(reg.get("filing_deadline")), COLOURS["deadline"],
-               f"filing deadline {reg.get('filing_deadline')} (RRA §2(a)(i))", "diamond")
-    shelf.mark(_d(reg.get("effectiveness_deadline")), COLOURS["deadline"],
-               f"effectiveness deadline {reg.get('effectiveness_deadline')} (RRA §2(a)(ii))",
-               "diamond")
-    shelf.mark(_d(reg.get("filed_on")), COLOURS["filed"], f"filed {reg.get('filed_on')}")
-    shelf.mark(_d(reg.get("effective_on")), COLOURS["effective"],
-               f"declared effective {reg.get('effective_on')}")
-    defaults = _Lane("Registration Defaults")
-    for d in reg.get("defaults", []):
-        start = _d(d.get("accrual_from"))
-        end = _d(d.get("accrual_until")) or _d(d.get("cured_on")) or as_of + timedelta(1)
-        defaults.bar(start, end, COLOURS["default"],
-                     f"{d.get('clause')}: default date {d.get('default_date')}, accrues "
-                     f"{d.get('accrual_from')} to {d.get('accrual_until') or 'as of'} "
-                     f"(exclusive), cured {d.get('cured_on') or 'not yet'}")
-    suspensions = _Lane("Suspension Periods")
-    for p in (report.get("suspensions") or {}).get("periods", []):
-        end = _d(p.get("end")) or as_of + timedelta(1)
-        suspensions.bar(_d(p.get("start")), end, COLOURS["suspension"],
-                        f"Suspension Period {p.get('start')} to {p.get('end') or 'open'}: "
-                        f"{p.get('days')} days"
-                        + (" (material transaction)" if p.get("material_transaction") else ""))
-    payments = _Lane("Interest Payment Dates")
-    for p in (report.get("additional_interest") or {}).get("payments", []):
-        payments.mark(_d(p.get("paid_on")) or _d(p.get("payment_date")), COLOURS["payment"],
-                      f"{p.get('payment_date')} (paid on {p.get('paid_on')}): total "
-                      f"{p.get('total')}, paid {p.get('paid_total', '')}, {p.get('status')}")
-    return [shelf, defaults, suspensions, payments]
-
-
-def _true_up_lanes(report: Mapping[str, Any], records: Sequence[Mapping[str, Any]]
-                   ) -> list[_Lane]:
-    t = report.get("true_up") or {}
-    cutoff = _Lane("True-up cutoff")
-    cutoff.mark(_d(t.get("true_up_cutoff")), COLOURS["cutoff"],
-                f"exercises and conversions before {t.get('true_up_cutoff')} earn true-ups "
-                "(Letter ¶3)", "diamond")
-    vestings = _Lane("Camden vestings")
-    for v in t.get("vestings", []):
-        vestings.mark(_d(v.get("date")), COLOURS["vesting"],
-                      f"{v.get('date')}: {v.get('holder')} {v.get('warrants')} Camden "
-                      "Warrants vested")
-    exercises = _Lane("Exercises / conversions")
-    for e in t.get("exercises", []):
-        exercises.mark(_d(e.get("date")),
-                       COLOURS["exercise"] if e.get("eligible") else COLOURS["ineligible"],
-                       f"{e.get('date')}: {e.get('instrument')} ({e.get('holder')}) "
-                       f"{e.get('type')}, {'eligible' if e.get('eligible') else 'not eligible'}"
-                       f", owed {e.get('owed')}")
-    issued = _Lane("True-up shares issued")
-    for r in records:
-        if r["type"] == "TrueUpSharesIssued":
-            issued.mark(_d(r["date"]), COLOURS["trueup"],
-                        f"{r['date']}: {r['data'].get('shares')} true-up shares for "
-                        f"{r['data'].get('instrument')}")
-    return [cutoff, vestings, exercises, issued]
-
-
-def timeline_svg(report: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
-                 info: Mapping[str, Any]) -> str:
-    """An inline SVG: one lane per kind of fact, bars for periods, marks for days."""
-    as_of = date.fromisoformat(info["as_of"])
-    opened = max(((r["seq"], _d(r["date"])) for r in records if r["type"] == "DealOpened"),
-                 default=(0, None))[1] or min(_d(r["date"]) for r in records)
-    if report["kind"] == "registration_rights":
-        lanes = _registration_lanes(report, as_of)
-    else:
-        lanes = _true_up_lanes(report, records)
-    days = [d for lane in lanes for d in lane.days()] + [opened]
-    lo = min(days)
-    hi = max(max(days), lo + timedelta(days=30))
-    if as_of >= lo:
-        hi = max(hi, min(as_of, hi + timedelta(days=365)))
-    span = (hi - lo).days or 1
-    left, width, lane_h, top = 170, 960, 30, 26
-    height = top + lane_h * len(lanes) + 30
-
-    def x(day: date) -> float:
-        day = min(max(day, lo), hi)
-        return round(left + (day - lo).days * (width - left - 40) / span, 1)
-
-    out = [f'<svg role="img" viewBox="0 0 {width} {height}" width="{width}" '
-           f'height="{height}" aria-label="timeline of {escape(report["deal"])}">',
-           f"<title>Timeline of {escape(report['deal'])} as of {as_of.isoformat()}</title>"]
-    years = range(lo.year + 1, hi.year + 1)
-    step = 1 if len(years) <= 16 else 5
-    for year in years:
-        if year % step:
-            continue
-        gx = x(date(year, 1, 1))
-        out.append(f'<line x1="{gx}" y1="{top - 6}" x2="{gx}" y2="{height - 24}" '
-                   'stroke="#e3e6ec"/>')
-        out.append(f'<text x="{gx}" y="{height - 10}" font-size="11" text-anchor="middle" '
-                   f'fill="#5b6475">{year}</text>')
-    for i, lane in enumerate(lanes):
-        y = top + i * lane_h
-        out.append(f'<text x="8" y="{y + 15}" font-size="12" fill="#1d2330">'
-                   f"{escape(lane.label)}</text>")
-        out.append(f'<line x1="{left}" y1="{y + lane_h / 2}" x2="{width - 12}" '
-                   f'y2="{y + lane_h / 2}" stroke="#eef0f4"/>')
-        for start, end, colour, tip in lane.bars:
-            bx, bw = x(start), max(x(end) - x(start), 2)
-            out.append(f'<rect x="{bx}" y="{y + 7}" width="{round(bw, 1)}" height="16" '
-                       f'rx="2" fill="{colour}" opacity="0.85"><title>{escape(tip)}'
-                       "</title></rect>")
-        for day, colour, shape, tip in lane.marks:
-            mx, my = x(day), y + lane_h / 2
-            if shape == "diamond":
-                pts = f"{mx},{my - 7} {mx + 6},{my} {mx},{my + 7} {mx - 6},{my}"
-                out.append(f'<polygon points="{pts}" fill="none" stroke="{colour}" '
-                           f'stroke-width="1.6"><title>{escape(tip)}</title></polygon>')
-            else:
-                out.append(f'<circle cx="{mx}" cy="{my}" r="5" fill="{colour}">'
-                           f"<title>{escape(tip)}</title></circle>")
-    for lane in lanes:  # a cutoff or deadline marked as a diamond also rules the chart
-        for day, colour, shape, tip in lane.marks:
-            if shape == "diamond" and lane.label == "True-up cutoff":
-                rx = x(day)
-                out.append(f'<line x1="{rx}" y1="{top}" x2="{rx}" y2="{height - 24}" '
-                           f'stroke="{colour}" stroke-dasharray="2 3"><title>{escape(tip)}'
-                           "</title></line>")
-    if lo <= as_of <= hi:
-        ax = x(as_of)
-        out.append(f'<line x1="{ax}" y1="{top - 8}" x2="{ax}" y2="{height - 24}" '
-                   f'stroke="{COLOURS["asof"]}" stroke-dasharray="4 3"/>')
-        anchor = "end" if ax > width - 90 else "middle"
-        out.append(f'<text x="{ax}" y="{top - 11}" font-size="11" text-anchor="{anchor}" '
-                   f'fill="{COLOURS["asof"]}">as of {as_of.isoformat()}</text>')
-    out.append("</svg>")
-    out.append(_legend(report["kind"]))
-    return "\n".join(out)
-
-
-def _legend(kind: str) -> str:
-    if kind == "registration_rights":
-        items = [("default", "Registration Default (accrual)"), ("suspension",
-                 "Suspension Period"), ("period", "Effectiveness Period"),
-                 ("filed", "filed"), ("effective", "declared effective"),
-                 ("payment", "Interest Payment Date")]
-    else:
-        items = [("vesting", "Camden vesting"), ("exercise", "eligible exercise"),
-                 ("ineligible", "not eligible"), ("trueup", "true-up issued")]
-    spans = "".join(f'<span><i class="sw" style="background:{COLOURS[k]}"></i>'
-                    f"{escape(t)}</span>" for k, t in items)
-    return f'<p class="legend">{spans}<span>&#9671; deadline / cutoff</span></p>'
-
-
 # --------------------------------------------------------------------------- tables
 
+# Column names in words (a report key that is not here is shown with spaces for "_").
+HEADERS = {
+    "default_date": "default date", "accrual_from": "accrues from",
+    "accrual_until": "accrues to (exclusive)", "cured_on": "cured on",
+    "stopped_by": "stopped by", "last_permitted_day": "last permitted day",
+    "material_transaction": "material transaction", "payment_date": "payment date",
+    "paid_on": "pays on", "record_date": "record date", "period_start": "period from",
+    "period_end": "period to (exclusive)", "met_on": "met on", "late_on": "done late on",
+    "over_issued": "over-issued", "shares_issued": "shares issued",
+    "price_at_exercise": "price at exercise", "exercised_fraction": "exercised",
+    "deferred_price_if_all_vest": "price if every Camden Warrant vested",
+    "deferred_shares_if_all_vest": "shares if every Camden Warrant vested",
+    "total": "outstanding", "share": "share consenting", "majority": "majority",
+    "period_start_": "period start", "first_day": "first day", "last_day": "last day",
+    "window": "window (days)", "events": "events",
+}
+MONEY = {"amount", "paid", "consenting", "total", "accrued"}
+COUNTS = {"owed", "issued", "outstanding", "over_issued", "shares_issued", "entitled",
+          "shares", "warrants", "vested", "deferred_shares_if_all_vest", "days", "limit",
+          "window", "episode"}
+PERCENTS = {"share", "fraction", "exercised_fraction"}
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
-def _cell(value: Any) -> str:
+
+def money(value: Any) -> str:
+    """``"56999987.2"`` → ``56,999,987.20``."""
+    try:
+        return f"{Decimal(str(value)):,.2f}"
+    except (InvalidOperation, ValueError):
+        return str(value)
+
+
+def count(value: Any) -> str:
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) \
+        else str(value)
+
+
+def percent(value: Any) -> str:
+    """A fraction as a percentage: ``"0.791667"`` → ``79.17%``, ``"1"`` → ``100%``."""
+    try:
+        q = (Decimal(str(value)) * 100).quantize(Decimal("0.01"))
+    except (InvalidOperation, ValueError):
+        return str(value)
+    text = f"{q:f}"
+    return (text.rstrip("0").rstrip(".") if "." in text else text) + "%"
+
+
+def header(key: str) -> str:
+    return HEADERS.get(key, key.replace("_", " "))
+
+
+def readable(value: Any, key: str = "") -> str:
+    """Any value of a report or an event as plain text (never a Python repr)."""
     if value is None:
         return ""
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, (list, tuple)):
-        return " ".join(_short(v) for v in value)
-    return escape(str(value))
+        return ", ".join(readable(v) for v in value)
+    if isinstance(value, Mapping):
+        return "; ".join(f"{k.replace('_', ' ')}: {readable(v, k)}" for k, v in value.items())
+    if key in MONEY or key.startswith(("principal", "amount")):
+        return money(value)
+    if key in PERCENTS:
+        return percent(value)
+    if isinstance(value, int):
+        return count(value)
+    return str(value)
+
+
+def _cell(value: Any, key: str) -> tuple[str, str]:
+    """The cell's HTML and its class (``n`` numbers, ``d`` dates: never wrapped)."""
+    if value is None:
+        return "", ""
+    if key == "events" and isinstance(value, (list, tuple)):
+        return " ".join(_short(v) for v in value), "nw"
+    text = readable(value, key)
+    if key in MONEY or key in COUNTS or key in PERCENTS:
+        return escape(text), "n"
+    if _DATE.fullmatch(text):
+        return escape(text), "d"
+    return escape(text), ""
 
 
 def _short(event_id: Any) -> str:
@@ -281,26 +178,35 @@ def _short(event_id: Any) -> str:
 
 
 def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str],
-          numeric: Iterable[str] = (), empty: str = "none") -> str:
+          empty: str = "none", headers: Mapping[str, str] | None = None) -> str:
+    """A table of ``rows`` (report objects) in ``columns`` (their keys), named in words
+    and formatted by what each key holds."""
     if not rows:
         return f"<p><i>{escape(empty)}</i></p>"
-    numeric = set(numeric)
-    head = "".join(f"<th>{escape(c)}</th>" for c in columns)
+    names = {**HEADERS, **(headers or {})}
+    head = "".join(f"<th>{escape(names.get(c, header(c)))}</th>" for c in columns)
     body = []
     for row in rows:
         cells = []
         for c in columns:
-            value = row.get(c)
-            cls = ' class="n"' if c in numeric else ""
-            if c == "status" and value:
-                cls = f' class="status-{escape(str(value))}"'
-            cells.append(f"<td{cls}>{_cell(value)}</td>")
+            html, cls = _cell(row.get(c), c)
+            if c == "status" and row.get(c):
+                cls = f"status-{escape(str(row.get(c)))}"
+            cells.append(f'<td class="{cls}">{html}</td>' if cls else f"<td>{html}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
-def _kv(pairs: Sequence[tuple[str, Any]]) -> str:
-    return table([{"item": k, "value": v} for k, v in pairs], ["item", "value"])
+def _kv(pairs: Sequence[tuple[str, Any, str]]) -> str:
+    """A two-column table: what, and its value formatted as ``key`` says."""
+    body = []
+    for what, value, key in pairs:
+        html, cls = _cell(value, key)
+        body.append(f"<tr><td>{escape(what)}</td>"
+                    + (f'<td class="{cls}">{html}</td>' if cls else f"<td>{html}</td>")
+                    + "</tr>")
+    return ("<table><thead><tr><th>item</th><th>value</th></tr></thead>"
+            f"<tbody>{''.join(body)}</tbody></table>")
 
 
 def _registration(report: Mapping[str, Any], rows: Mapping[str, Sequence[Mapping[str, Any]]]
@@ -309,51 +215,61 @@ def _registration(report: Mapping[str, Any], rows: Mapping[str, Sequence[Mapping
     ai = report.get("additional_interest") or {}
     s = report.get("suspensions") or {}
     out = ["<h2>Registration</h2>", _kv([
-        ("filing deadline (RRA §2(a)(i))", reg.get("filing_deadline")),
-        ("filed on", reg.get("filed_on")),
-        ("effectiveness deadline (RRA §2(a)(ii))", reg.get("effectiveness_deadline")),
-        ("declared effective on", reg.get("effective_on")),
+        ("Filing Deadline (RRA §2(a)(i))", reg.get("filing_deadline"), ""),
+        ("filed on", reg.get("filed_on"), ""),
+        ("Effectiveness Target Date (RRA §2(a)(ii))", reg.get("effectiveness_deadline"), ""),
+        ("declared effective on", reg.get("effective_on"), ""),
         ("end of the Effectiveness Period (RRA §2(a)(iii))",
-         reg.get("effectiveness_period_end")),
-        ("in default on the as-of date", reg.get("in_default")),
-        ("Additional Interest accrued to the as-of date", ai.get("accrued_to_as_of")),
-        ("Additional Interest paid to the as-of date", ai.get("paid_to_as_of")),
-        ("day count", ai.get("day_count"))])]
+         reg.get("effectiveness_period_end"), ""),
+        ("in default on the as-of date", reg.get("in_default"), ""),
+        ("Additional Interest accrued to the as-of date", ai.get("accrued_to_as_of"),
+         "amount"),
+        ("Additional Interest paid to the as-of date", ai.get("paid_to_as_of"), "amount"),
+        ("day count", ai.get("day_count"), "")])]
     out.append("<h2>Registration Defaults (RRA §3(a))</h2>")
     out.append(table(rows["defaults"], ["clause", "default_date", "accrual_from",
                                         "accrual_until", "cured_on", "stopped_by", "episode",
-                                        "events"], numeric=["episode"]))
+                                        "events"]))
     out.append("<h2>Suspension Periods (RRA §4(b)(i), §3(a)(iv))</h2>")
     out.append(table(rows["suspension_periods"], ["start", "end", "days",
                                                   "material_transaction", "extended",
-                                                  "last_permitted_day", "events"],
-                     numeric=["days"]))
-    out.append(_kv([(f"{k}", s.get(k)) for k in (
-        "trailing_90", "trailing_360", "max_90", "max_360", "limit_90", "limit_360",
-        "remaining_90", "remaining_360", "grows_90_on", "grows_360_on") if k in s]))
+                                                  "last_permitted_day", "events"]))
+    out.append(f"<h3>Suspension allowances on {escape(str(report.get('as_of')))}</h3>")
+    windows = [("suspended days in the window ending on the as-of date", "trailing", ""),
+               ("most suspended days in any window so far", "max", ""),
+               ("limit", "limit", ""), ("remaining", "remaining", ""),
+               ("grows again on", "grows", "_on")]
+    allowance = [{"what": what, "90": s.get(f"{key}_90{end}"), "360": s.get(f"{key}_360{end}")}
+                 for what, key, end in windows
+                 if f"{key}_90{end}" in s or f"{key}_360{end}" in s]
+    out.append(table(allowance, ["what", "90", "360"],
+                     headers={"what": "", "90": "90-day window", "360": "360-day window"}))
     if s.get("breaches"):
+        out.append("<h3>Suspension days beyond the limits</h3>")
         out.append(table(s["breaches"], ["kind", "clause", "period_start", "first_day",
                                          "last_day", "days", "limit", "window"],
-                         numeric=["days", "limit", "window"]))
+                         headers={"period_start": "period start"}))
     out.append("<h2>Additional Interest by Holder and Interest Payment Date (RRA §3(a), "
                "§3(b))</h2>")
     out.append(table(rows["payments"], ["payment_date", "paid_on", "record_date",
                                         "period_start", "period_end", "holder", "amount",
-                                        "paid", "status", "late"],
-                     numeric=["amount", "paid"]))
+                                        "paid", "status", "late"]))
     by_holder = ai.get("by_holder") or {}
     if by_holder:
-        out.append(table([{"holder": h, "accrued to as of": a} for h, a in by_holder.items()],
-                         ["holder", "accrued to as of"], numeric=["accrued to as of"]))
-    out.append("<h2>Deadlines</h2>")
+        out.append(f"<h3>Additional Interest accrued by Holder through "
+                   f"{escape(str(ai.get('accrued_through', report.get('as_of'))))}</h3>")
+        out.append(table([{"holder": h, "accrued": a} for h, a in by_holder.items()],
+                         ["holder", "accrued"]))
+    out.append("<h2>Deadlines (RRA §2, §3(b), §4)</h2>")
     out.append(table(rows["deadlines"], ["obligation", "clause", "due", "status", "met_on",
                                          "late_on", "holder"]))
     majority = report.get("majority") or {}
     if majority:
         out.append("<h2>Consents (Majority of Holders, RRA §1, §10(D))</h2>")
         out.append(table([{"matter": m, **v} for m, v in majority.items()],
-                         ["matter", "consenting", "total", "share", "majority"],
-                         numeric=["consenting", "total", "share"]))
+                         ["matter", "consenting", "total", "share", "majority", "holders"],
+                         headers={"majority": "majority (more than 50%)",
+                                  "holders": "holders consenting"}))
     out.extend(_problems(report.get("problems")))
     return out
 
@@ -363,24 +279,24 @@ def _true_up(report: Mapping[str, Any], rows: Mapping[str, Sequence[Mapping[str,
     t = report.get("true_up") or {}
     out = ["<h2>True-up shares by holder (Letter ¶3)</h2>",
            table([{"holder": h, **v} for h, v in (t.get("holders") or {}).items()],
-                 ["holder", "owed", "issued", "outstanding", "over_issued"],
-                 numeric=["owed", "issued", "outstanding", "over_issued"]),
-           "<h2>Exercises and conversions</h2>",
+                 ["holder", "owed", "issued", "outstanding", "over_issued"]),
+           "<h2>Exercises and conversions (Letter ¶3)</h2>",
            table(rows["true_ups"], ["date", "instrument", "holder", "type", "fraction",
                                     "eligible", "shares_issued", "price_at_exercise",
                                     "entitled", "owed", "issued", "outstanding"],
-                 numeric=["shares_issued", "entitled", "owed", "issued", "outstanding"]),
-           "<h2>Instruments</h2>",
+                 headers={"fraction": "fraction exercised"}),
+           "<h2>Instruments (Letter ¶2)</h2>",
            table(t.get("instruments") or [], ["instrument", "holder", "kind", "price",
                                               "shares", "exercised_fraction",
-                                              "deferred_price_if_all_vest"],
-                 numeric=["price", "shares", "deferred_price_if_all_vest"]),
+                                              "deferred_price_if_all_vest",
+                                              "deferred_shares_if_all_vest"]),
            "<h2>Camden vestings (Letter ¶2)</h2>",
            table(t.get("vestings") or [], ["date", "holder", "warrants", "vested"],
-                 numeric=["warrants", "vested"]),
+                 headers={"warrants": "warrants vesting", "vested": "vested in all"}),
            "<h2>Terms</h2>",
-           _kv([("formula", t.get("formula")), ("true_up_cutoff", t.get("true_up_cutoff")),
-                ("price_decimals", t.get("price_decimals"))])]
+           _kv([("formula", t.get("formula"), ""),
+                ("true-up cutoff (Letter ¶3)", t.get("true_up_cutoff"), ""),
+                ("price decimals", t.get("price_decimals"), "")])]
     out.extend(_problems(list(report.get("problems") or []) + list(t.get("problems") or [])))
     return out
 
@@ -403,21 +319,34 @@ def _interpretations(in_force: Mapping[str, str]) -> list[str]:
                      "clause": i.clause if i else "",
                      "reading": i.readings.get(value, "") if i else ""})
     return ["<h2>Interpretations in force (SPEC §6)</h2>",
-            table(rows, ["name", "value", "default", "clause", "reading"])]
+            table(rows, ["name", "value", "default", "clause", "reading"],
+                  headers={"name": "interpretation", "value": "reading in force",
+                           "default": "the default", "reading": "what it means"})]
+
+
+def event_data(record: Mapping[str, Any]) -> str:
+    """An event's data as a reader would write it: ``holder: Lehman Brothers Inc.;
+    principal: 60,000,000.00`` (a deal's terms are in ``events.jsonl``)."""
+    data = {k: v for k, v in record["data"].items() if k != "terms"}
+    if "terms" in record["data"]:
+        data["terms"] = "in events.jsonl"
+    return readable(data)
 
 
 def _events(records: Sequence[Mapping[str, Any]], retracted: set[str]) -> list[str]:
     head = "".join(f"<th>{c}</th>" for c in ("seq", "date", "type", "data", "id",
-                                             "recorded_at", "by", "hash"))
+                                             "recorded at", "by", "hash"))
     body = []
     for r in records:
-        data = ", ".join(f"{k}={v}" for k, v in r["data"].items() if k != "terms")
         cls = ' class="retracted"' if r["id"] in retracted else ""
-        body.append(f"<tr{cls}><td class=\"n\">{r['seq']}</td><td>{escape(r['date'])}</td>"
-                    f"<td>{escape(r['type'])}</td><td>{escape(data[:160])}</td>"
-                    f"<td>{_short(r['id'])}</td><td>{escape(r['recorded_at'])}</td>"
+        body.append(f"<tr{cls}><td class=\"n\">{r['seq']}</td>"
+                    f"<td class=\"d\">{escape(r['date'])}</td>"
+                    f"<td>{escape(r['type'])}</td><td class=\"data\">"
+                    f"{escape(event_data(r))}</td>"
+                    f"<td>{_short(r['id'])}</td>"
+                    f"<td class=\"d\">{escape(r['recorded_at'][:19].replace('T', ' '))}</td>"
                     f"<td>{escape(str(r['recorded_by']))}</td>"
-                    f"<td class=\"h\">{escape(r['hash'][:16])}&hellip;</td></tr>")
+                    f"<td class=\"h nw\">{escape(r['hash'][:16])}&hellip;</td></tr>")
     return [f"<h2>Events ({len(records)}; retracted ones struck through, never removed)</h2>",
             f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"]
 

@@ -264,7 +264,7 @@ def test_index_html_is_self_contained_with_an_svg_timeline(rra_pack, letter_pack
         assert not re.search(r"url\(|@import|<script|<link|<iframe|<img", page, re.I)
     rra = (rra_pack / "index.html").read_text()
     # tables: the first payment to Lehman, and the (ii) default's accrual (SPEC §8 ex. 1)
-    assert "2005-01-18" in rra and "5833.33" in rra and "2004-10-29" in rra
+    assert "2005-01-18" in rra and "5,833.33" in rra and "2004-10-29" in rra
     assert "Suspension Period 2005-03-01 to 2005-04-20: 50 days" in rra  # timeline bar
     letter = (letter_pack / "index.html").read_text()
     assert "Camden Warrants vested" in letter and "True-up shares by holder" in letter
