@@ -18,7 +18,7 @@ import re
 from datetime import date
 from decimal import Decimal, InvalidOperation
 from html import escape
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from . import pack_timeline
 
