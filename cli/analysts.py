@@ -193,20 +193,22 @@ def history(deal: str, figure: str, as_of: str | None, interpret: tuple[str, ...
         print_json(result)
         return
     from rich.markup import escape
-    from rich.table import Table
 
-    table = Table(title=f"{escape(result['figure'])} as of {result['as_of']}: "
-                        f"{len(result['changes'])} change(s) over {result['moments']} recording "
-                        f"moment(s), {result['computed']} recomputed", expand=True)
-    for col, ratio in (("known at", 2), ("before", 2), ("after", 2), ("recorded then", 4)):
-        table.add_column(col, overflow="fold", ratio=ratio)
+    from .views import _table
+
+    # the moments and figures keep their whole width; the events wrap (cli/views.py)
+    table = _table(f"{escape(result['figure'])} as of {result['as_of']}: "
+                   f"{len(result['changes'])} change(s) over {result['moments']} recording "
+                   f"moment(s), {result['computed']} recomputed",
+                   [("known at", "fix"), ("before", "num"), ("after", "num"),
+                    ("recorded then", "text")])
     for ch in result["changes"]:
         shown = [f"{e['type']} {e['date']} {e['id'][:8]}" for e in ch["events"][:4]]
         if len(ch["events"]) > 4:
             shown.append(f"... {len(ch['events']) - 4} more")
         before = "(absent)" if ch["status"] == "appeared" else _text(ch["before"])
         after = "(absent)" if ch["status"] == "disappeared" else _text(ch["after"])
-        table.add_row(ch["known_at"][:26], escape(before), escape(after),
+        table.add_row(ch["known_at"][:19] + "Z", escape(before), escape(after),
                       escape("; ".join(shown)))
     console().print(table)
     now = _text(result["value"]) if result["present"] else "(absent)"
