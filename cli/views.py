@@ -336,7 +336,7 @@ def show_deadlines(result: dict[str, Any], out: Any) -> None:
                                                o["status"] == "met"))
     table = _table(f"Obligations on {result['as_of']}: open and missed first, then met",
                    [("due", "fix"), ("status", "fix"), ("obligation", "text"),
-                    ("clause", "text?"), ("done on", "text")])
+                    ("clause", "text?"), ("done on", "fix")])
     for o in ordered:
         done = (o["met_on"] if o.get("met_on") else
                 f"{o['late_on']} (late)" if o.get("late_on") else NONE)
