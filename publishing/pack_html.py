@@ -165,6 +165,10 @@ def _cell(value: Any, key: str) -> tuple[str, str]:
     if key == "events" and isinstance(value, (list, tuple)):
         return " ".join(_short(v) for v in value), "nw"
     text = readable(value, key)
+    if key in ("status", "kind"):        # nothing_owed -> nothing owed
+        text = text.replace("_", " ")
+    if key == "clause":                  # RRA §2(a)(iii)(x) is one reference
+        return escape(text), "nw"
     if key in MONEY or key in COUNTS or key in PERCENTS:
         return escape(text), "n"
     if _DATE.fullmatch(text):
