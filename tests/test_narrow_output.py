@@ -6,6 +6,7 @@ its tables show, whole (the figures are formatted as the views format them)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 
 import pytest
@@ -101,3 +102,16 @@ def test_narrow_tables_leave_out_the_optional_columns_first(ledger):
     assert "episode" not in at_80 and "(excl.)" in at_80
     # without episode: 56 + 16 = 72 > 60; without "accrues to" too: 46 + 13 = 59
     assert "(excl.)" not in at_60 and "cured on" in at_60
+
+
+def test_the_console_is_as_wide_as_columns_says_else_the_terminal_else_120(monkeypatch):
+    from cli import common
+
+    monkeypatch.setenv("COLUMNS", "80")
+    assert common.console().width == 80
+    monkeypatch.delenv("COLUMNS")
+    monkeypatch.setattr(common, "_stdout_is_terminal", lambda: False)
+    assert common.console().width == 120                     # a pipe or a file
+    monkeypatch.setattr(common, "_stdout_is_terminal", lambda: True)
+    monkeypatch.setattr("shutil.get_terminal_size", lambda fallback: os.terminal_size((93, 40)))
+    assert common.console().width == 93                      # the terminal's own width
