@@ -130,14 +130,14 @@ class _FittedTableBase:
             if total() <= max_width:
                 break
             keep[-minus_i] = False
-        # room to spare: a figure's header on one line rather than wrapped
+        # room to spare: figures' headers on one line rather than wrapped, the headers
+        # that need the least room first (so that most of them fit)
         spare = max_width - total()
-        for i, column in enumerate(self.columns):
-            if keep[i] and self.kinds[i][0] in ("num", "fix") and spare > 0:
-                full = max(cell_len(x) for x in _cell_lines(console, column.header))
-                grow = max(0, full - needs[i])
-                if grow > spare:
-                    continue
+        wants = sorted((max(cell_len(x) for x in _cell_lines(console, column.header))
+                        - needs[i], i) for i, column in enumerate(self.columns)
+                       if keep[i] and self.kinds[i][0] in ("num", "fix"))
+        for grow, i in wants:
+            if 0 < grow <= spare:
                 needs[i] += grow
                 spare -= grow
         for column, (how, _), need in zip(self.columns, self.kinds, needs):
