@@ -1,0 +1,95 @@
+"""One obligation's lifecycle as of a date: the record every agreement's module builds,
+and how it reads in the report (SPEC §7 ``obligations``, issue 16)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import date, timedelta
+from decimal import Decimal
+from typing import Any, Mapping
+
+STATES = ("upcoming", "due", "fulfilled", "violated", "cured", "excused", "discharged")
+ONE_DAY = timedelta(days=1)
+
+
+@dataclass(frozen=True)
+class Duty:
+    """An obligation and its state on ``as_of``.
+
+    ``key`` is stable across corrections (the kind and the ordinal of its trigger, never
+    an event id), so a calendar can follow one obligation whose date moves. ``due`` is
+    the last day to perform. ``since`` is the day the state began. ``by``/``by_event``
+    say what fulfilled, cured, excused or discharged it. ``triggers`` names what a
+    violation sets off (shown while it has not happened: the at-risk view)."""
+
+    key: str
+    kind: str
+    obligation: str
+    clause: str
+    party: str
+    due: date | None
+    state: str
+    since: date | None = None
+    by: str | None = None
+    by_event: str | None = None
+    violated_since: date | None = None
+    triggered: tuple[str, ...] = ()
+    triggers: str | None = None
+    cured_on: date | None = None
+    holder: str | None = None
+    amount: Decimal | None = None
+    shares: int | None = None
+    interpretations: tuple[str, ...] = ()
+    events: tuple[str, ...] = ()
+    explanation: str = ""
+
+    def at(self, **changes: Any) -> "Duty":
+        return replace(self, **changes)
+
+    def to_json(self, readings: Mapping[str, str]) -> dict[str, Any]:
+        return {
+            "key": self.key, "kind": self.kind, "obligation": self.obligation,
+            "clause": self.clause, "party": self.party, "holder": self.holder,
+            "due": _iso(self.due), "state": self.state, "since": _iso(self.since),
+            "by": self.by, "by_event": self.by_event,
+            "violated_since": _iso(self.violated_since), "triggered": list(self.triggered),
+            "triggers": self.triggers, "cured_on": _iso(self.cured_on),
+            "amount": None if self.amount is None else format(self.amount, "f"),
+            "shares": self.shares,
+            "interpretations": {n: readings.get(n) for n in self.interpretations},
+            "events": list(self.events), "explanation": self.explanation,
+        }
+
+
+def _iso(day: date | None) -> str | None:
+    return None if day is None else day.isoformat()
+
+
+def pending(due: date, as_of: date) -> tuple[str, date | None]:
+    """Not done: ``upcoming`` before its last day, ``due`` on it, ``violated`` from the
+    day after (the state and the day it began; ``None`` when it began before any
+    record of it, i.e. on a day not known here)."""
+    if as_of < due:
+        return "upcoming", None
+    if as_of == due:
+        return "due", due
+    return "violated", due + ONE_DAY
+
+
+def deadline_state(due: date, done_on: date | None, as_of: date
+                   ) -> tuple[str, date | None, date | None]:
+    """(state, since, violated_since) of something due on ``due``, done on ``done_on``
+    (``None``: not done by ``as_of``): on time = fulfilled; late = cured (violated from
+    the day after ``due`` until ``done_on``)."""
+    if done_on is not None and done_on <= due:
+        return "fulfilled", done_on, None
+    if done_on is not None:
+        return "cured", done_on, due + ONE_DAY
+    state, since = pending(due, as_of)
+    return state, since, since if state == "violated" else None
+
+
+def duties_json(duties, readings: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The report's ``obligations``: by due date (undated last), then key."""
+    return [d.to_json(readings)
+            for d in sorted(duties, key=lambda d: (d.due or date.max, d.key))]
