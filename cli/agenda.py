@@ -71,3 +71,43 @@ def agenda(deals: tuple[str, ...], from_: str | None, days: int | None,
                        f"{i['text']}")
     if result["overdue"]:
         sys.exit(1)
+
+
+def _remind(text: str) -> tuple[int, ...]:
+    from ledger.errors import UsageError
+
+    try:
+        days = tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise UsageError(f"{text!r} is not a list of Business Days like 10,5,1",
+                         field="--remind") from None
+    if any(not 0 <= n <= 250 for n in days):
+        raise UsageError("each reminder is 0 to 250 Business Days before", field="--remind")
+    return days
+
+
+@cli.command(name="calendar")
+@click.option("--out", required=True, metavar="FILE.ics", help="The iCalendar file to write.")
+@click.option("--deal", "deals", multiple=True, metavar="DEAL",
+              help="Only this deal (repeatable). Default: every deal in the ledger.")
+@click.option("--remind", default="", metavar="10,5,1",
+              help="Alarms this many Business Days before each due day.")
+@report_options
+@guarded
+def calendar_command(out: str, deals: tuple[str, ...], remind: str, db: str,
+                     as_of: str | None, known_at: str | None,
+                     interpret: tuple[str, ...]) -> None:
+    """An iCalendar (RFC 5545) file of every dated obligation and payment: a stable UID
+    per obligation, SEQUENCE raised when a correction moved its date, STATUS:CANCELLED
+    when discharged, alarms Business Days before."""
+    from publishing import reading
+    from publishing.icalendar_feed import calendar_file
+
+    days = _remind(remind)
+    day = reading.as_of_date(as_of, today())
+    moment = reading.known_at_time(known_at)
+    chosen = reading.interpretation_choices(interpret)
+    with open_ledger(db) as ledger:
+        n = calendar_file(ledger, out, deals=deals or None, as_of=day, known_at=moment,
+                          interpretations=chosen, remind=days)
+    click.echo(f"wrote {n} events to {out}")

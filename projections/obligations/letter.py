@@ -15,6 +15,7 @@ from typing import Any, Mapping
 from .lifecycle import Duty
 
 CLAUSE = "Letter ¶3"
+ACT = {"WarrantsExercised": "exercise", "PreferredConverted": "conversion"}
 
 
 def _unvested(true_up: Mapping[str, Any]) -> int:
@@ -38,7 +39,8 @@ def true_up_duties(true_up: Mapping[str, Any]) -> list[Duty]:
         issues = [i["event"] for i in ex.get("true_up_shares", ())]
         common = dict(key=f"true-up/{ex['instrument']}/{n}", kind="true-up",
                       obligation=f"issue {ex['holder']} the true-up shares for the "
-                                 f"{ex['type']} of {ex['instrument']} on {ex['date']}",
+                                 f"{ACT.get(ex['type'], ex['type'])} of {ex['instrument']} on "
+                                 f"{ex['date']}",
                       clause=CLAUSE, party="Company", holder=ex["holder"],
                       interpretations=("trueup_adjustments", "trueup_dividends",
                                        "same_day_vesting_and_exercise", "camden_tranche_order"),
