@@ -91,7 +91,8 @@ def _fed():
 
 def _item(deal: str, category: str, day: date | None, d) -> dict[str, Any]:
     text = d.obligation + (f" ({d.amount})" if d.amount is not None else "") + (
-        f" ({d.shares} shares)" if d.shares else "")
+        f" ({d.shares} shares)" if d.shares else "") + (
+        f": {'; '.join(d.triggered)}" if category == "overdue" and d.triggered else "")
     return {"date": day.isoformat() if day else None, "deal": deal, "category": category,
             "kind": d.kind, "key": d.key, "state": d.state, "clause": d.clause, "text": text,
             "holder": d.holder, "amount": None if d.amount is None else format(d.amount, "f"),
