@@ -35,11 +35,15 @@ def _window(from_: str | None, days: int | None, business_days: int | None):
               help="The window's length in Business Days instead.")
 @click.option("--json", "as_json", is_flag=True, help="The agenda as one JSON object.")
 @click.option("--csv", "as_csv", is_flag=True, help="One CSV row per line of the agenda.")
+@click.option("--cache", "cache", default=None, metavar="FILE",
+              help="Keep each deal's lines in FILE and reuse them while fresh (same options, "
+                   "same log up to the position it saw; deals touched since are recomputed).")
 @report_options
 @guarded
 def agenda(deals: tuple[str, ...], from_: str | None, days: int | None,
-           business_days: int | None, as_json: bool, as_csv: bool, db: str,
-           as_of: str | None, known_at: str | None, interpret: tuple[str, ...]) -> None:
+           business_days: int | None, as_json: bool, as_csv: bool, cache: str | None,
+           db: str, as_of: str | None, known_at: str | None,
+           interpret: tuple[str, ...]) -> None:
     """What falls due in a window, what is overdue and what is at risk, across every
     deal, sorted by date, one line each with its clause. Exit 0 when nothing is
     overdue, 1 when something is."""
@@ -52,8 +56,9 @@ def agenda(deals: tuple[str, ...], from_: str | None, days: int | None,
     moment = reading.known_at_time(known_at)
     chosen = reading.interpretation_choices(interpret)
     with open_ledger(db) as ledger:
-        result = build(ledger, deals=deals or None, as_of=day, start=start, days=days,
-                       business_days=business_days, known_at=moment, interpretations=chosen)
+        result = build(ledger, deals=deals or None, cache=cache, as_of=day, start=start,
+                       days=days, business_days=business_days, known_at=moment,
+                       interpretations=chosen)
     if as_json:
         print_json(result)
     elif as_csv:

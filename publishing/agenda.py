@@ -42,45 +42,69 @@ def deal_histories(ledger: Any, deals: Iterable[str] | None = None) -> dict[str,
     return out
 
 
+def deal_agenda(events: list[Event], *, as_of: date, start: date | None = None,
+                days: int | None = None, business_days: int | None = None,
+                known_at: datetime | None = None,
+                interpretations: Mapping[str, str] | None = None
+                ) -> tuple[list[dict[str, Any]], date] | None:
+    """One deal's agenda lines and the end of its window (``None`` if the deal was not
+    opened as known at ``known_at``). Pure."""
+    from projections.obligations.outlook import outlook
+    from projections.timeline import retracted_ids
+
+    start = start or as_of
+    known = [e for e in events if known_at is None or e.recorded_at <= known_at]
+    dead = retracted_ids(known)
+    if not any(e.type == "DealOpened" and e.id not in dead for e in known):
+        return None
+    o = outlook(events, as_of=as_of, start=start, known_at=known_at,
+                interpretations=interpretations)
+    deal = o.deal
+    end = window_end(start, days, business_days, o.timeline.calendar)
+    items: list[dict[str, Any]] = []
+    for d in o.duties:
+        if d.state == "violated":
+            items.append(_item(deal, "overdue", d.violated_since or d.due, d))
+        elif d.state == "due" and (d.due is None or d.due <= end) or (
+                d.state == "upcoming" and d.due and start <= d.due <= end):
+            items.append(_item(deal, "due", d.due, d))
+    for k in o.risks:  # every risk: a default ahead, the room to suspend, the next payment
+        items.append({"date": k.day.isoformat(), "deal": deal, "category": "at_risk",
+                      "kind": k.kind, "key": k.key, "state": None, "clause": k.clause,
+                      "text": k.text, "holder": k.holder, "amount": k.amount, "days": k.days})
+    return items, end
+
+
+def assemble(per_deal: Mapping[str, tuple[list[dict[str, Any]], date]], *, as_of: date,
+             start: date | None, days: int | None, business_days: int | None,
+             known_at: datetime | None) -> dict[str, Any]:
+    """The agenda of several deals' lines: sorted by date, then overdue, due, at risk."""
+    start = start or as_of
+    items = [i for lines, _ in per_deal.values() for i in lines]
+    items.sort(key=lambda i: (i["date"] or "", CATEGORY_ORDER[i["category"]], i["deal"], i["key"]))
+    ends = [end for _, end in per_deal.values()]
+    overdue = sum(1 for i in items if i["category"] == "overdue")
+    return {"as_of": as_of.isoformat(), "from": start.isoformat(),
+            "to": (max(ends) if ends else window_end(start, days, business_days, _fed())
+                   ).isoformat(),
+            "known_at": None if known_at is None else known_at.isoformat(),
+            "deals": sorted(per_deal), "overdue": overdue, "items": items}
+
+
 def agenda_of(histories: Mapping[str, list[Event]], *, as_of: date, start: date | None = None,
               days: int | None = None, business_days: int | None = None,
               known_at: datetime | None = None,
               interpretations: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The agenda of the deals in ``histories`` (pure: no store)."""
-    from projections.obligations.outlook import outlook
-    from projections.timeline import retracted_ids
-
-    start = start or as_of
-    items: list[dict[str, Any]] = []
-    end = None
+    per_deal = {}
     for deal in sorted(histories):
-        events = histories[deal]
-        known = [e for e in events if known_at is None or e.recorded_at <= known_at]
-        dead = retracted_ids(known)
-        if not any(e.type == "DealOpened" and e.id not in dead for e in known):
-            continue  # not opened as known then
-        o = outlook(events, as_of=as_of, start=start, known_at=known_at,
-                    interpretations=interpretations)
-        deal_end = window_end(start, days, business_days, o.timeline.calendar)
-        end = deal_end if end is None else max(end, deal_end)
-        for d in o.duties:
-            if d.state == "violated":
-                items.append(_item(deal, "overdue", d.violated_since or d.due, d))
-            elif d.state == "due" and (d.due is None or d.due <= deal_end) or (
-                    d.state == "upcoming" and d.due and start <= d.due <= deal_end):
-                items.append(_item(deal, "due", d.due, d))
-        for k in o.risks:
-            if True:  # every risk: a default ahead, the room to suspend, the next payment
-                items.append({"date": k.day.isoformat(), "deal": deal, "category": "at_risk",
-                              "kind": k.kind, "key": k.key, "state": None,
-                              "clause": k.clause, "text": k.text, "holder": k.holder,
-                              "amount": k.amount, "days": k.days})
-    items.sort(key=lambda i: (i["date"] or "", CATEGORY_ORDER[i["category"]], i["deal"], i["key"]))
-    overdue = sum(1 for i in items if i["category"] == "overdue")
-    return {"as_of": as_of.isoformat(), "from": start.isoformat(),
-            "to": (end or window_end(start, days, business_days, _fed())).isoformat(),
-            "known_at": None if known_at is None else known_at.isoformat(),
-            "deals": sorted(histories), "overdue": overdue, "items": items}
+        found = deal_agenda(histories[deal], as_of=as_of, start=start, days=days,
+                            business_days=business_days, known_at=known_at,
+                            interpretations=interpretations)
+        if found is not None:
+            per_deal[deal] = found
+    return assemble(per_deal, as_of=as_of, start=start, days=days,
+                    business_days=business_days, known_at=known_at)
 
 
 def _fed():
@@ -99,18 +123,35 @@ def _item(deal: str, category: str, day: date | None, d) -> dict[str, Any]:
             "days": None}
 
 
-def agenda(ledger: Any, *, deals: Iterable[str] | None = None, **options: Any) -> dict[str, Any]:
+def agenda(ledger: Any, *, deals: Iterable[str] | None = None, cache: str | None = None,
+           **options: Any) -> dict[str, Any]:
     """``agenda_of`` over the ledger's deals (or ``deals``); ``UsageError`` naming an
-    unknown deal."""
+    unknown deal. With ``cache`` (a file path), each deal's lines are kept there and
+    reused while fresh (``publishing.agenda_cache``)."""
     from ledger.errors import UsageError
 
-    histories = deal_histories(ledger, deals)
-    missing = sorted(set(deals or ()) - set(histories))
+    if cache is not None:
+        from .agenda_cache import cached_lines
+
+        per_deal = cached_lines(ledger, cache, options)
+    else:
+        histories = deal_histories(ledger, deals)
+        per_deal = {}
+        for deal in sorted(histories):
+            found = deal_agenda(histories[deal], **options)
+            if found is not None:
+                per_deal[deal] = found
+    wanted = set(deals or ())
+    missing = sorted(wanted - set(per_deal))
     if missing:
-        known = ", ".join(sorted(deal_histories(ledger))) or "none"
-        raise UsageError(f"no deal {missing[0]!r} in the ledger; known: {known}",
+        known = ", ".join(sorted(per_deal if cache is not None else deal_histories(ledger)))
+        raise UsageError(f"no deal {missing[0]!r} in the ledger; known: {known or 'none'}",
                          field="--deal")
-    return agenda_of(histories, **options)
+    if wanted:
+        per_deal = {k: v for k, v in per_deal.items() if k in wanted}
+    return assemble(per_deal, as_of=options["as_of"], start=options.get("start"),
+                    days=options.get("days"), business_days=options.get("business_days"),
+                    known_at=options.get("known_at"))
 
 
 CSV_FIELDS = ("date", "deal", "category", "kind", "state", "clause", "text", "holder",

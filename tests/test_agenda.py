@@ -187,3 +187,37 @@ def test_bad_options_are_one_line(tmp_path):
     assert res.exit_code == 2 and res.stderr.startswith("error: ")
     res = run("agenda", "--db", db, "--deal", "nope")
     assert res.exit_code == 2 and "nope" in res.stderr and "Traceback" not in res.output
+
+
+# --- the cache: reused while fresh, recomputed where touched -------------------------
+
+def test_cache_gives_the_same_agenda_and_follows_appends(tmp_path):
+    db, cache = _ledger(tmp_path), str(tmp_path / "agenda.json")
+    args = ("agenda", "--db", db, "--as-of", "2004-10-20", "--days", "10", "--json")
+    plain = json.loads(run(*args).stdout)
+    first = json.loads(run(*args, "--cache", cache).stdout)     # computed, then kept
+    again = json.loads(run(*args, "--cache", cache).stdout)     # reused
+    assert plain == first == again
+    with open(cache) as fh:
+        kept = json.load(fh)
+    assert set(kept["deals"]) == {"a", "b"}
+    # the Holders of deal a advised on 2004-07-16: a is recomputed, b reused
+    ok(run("append", "--db", db, input=json.dumps(ev("HoldersAdvised", "2004-07-16",
+                                                     deal="a")) + "\n"))
+    fresh = json.loads(run(*args).stdout)
+    cached = json.loads(run(*args, "--cache", cache).stdout)
+    assert cached == fresh and cached["overdue"] == 3
+    # other options: computed afresh
+    other = json.loads(run(*args[:-1], "--deal", "a", "--json", "--cache", cache).stdout)
+    assert other["deals"] == ["a"]
+
+
+def test_cache_of_another_ledger_is_not_used(tmp_path):
+    cache = str(tmp_path / "agenda.json")
+    db = _ledger(tmp_path)
+    args = ("--as-of", "2004-10-20", "--days", "10", "--json", "--cache", cache)
+    run("agenda", "--db", db, *args)
+    other = str(tmp_path / "other.db")
+    ok(run("init", "c", "--template", "infocrossing-rra-2004", "--db", other))
+    res = json.loads(run("agenda", "--db", other, *args).stdout)
+    assert res["deals"] == ["c"]

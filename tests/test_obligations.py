@@ -348,3 +348,19 @@ def test_every_state_is_known_and_keys_are_unique(as_of):
     assert len({o["key"] for o in found}) == len(found)
     assert {o["state"] for o in found} <= {"upcoming", "due", "fulfilled", "violated",
                                            "cured", "excused", "discharged"}
+
+
+@pytest.mark.parametrize("as_of", ["2003-01-01", "2004-06-01", "2007-12-31"])
+def test_the_agendas_fast_letter_path_matches_the_report(as_of):
+    from projections.obligations.outlook import outlook
+    from publishing.demo import letter_history
+
+    events = build(letter_history())
+    fast = [o.to_json({}) for o in outlook(events, as_of=d(as_of)).duties]
+    full = report(events, as_of=d(as_of))["obligations"]
+
+    def pick(rows):
+        return sorted((o["key"], o["state"], o["due"], o["shares"], o["by_event"])
+                      for o in rows)
+
+    assert pick(fast) == pick(full)

@@ -70,3 +70,25 @@ def true_up_duties(true_up: Mapping[str, Any]) -> list[Duty]:
                             by_event=issues[-1] if issues else None,
                             explanation=explanation, **common))
     return out
+
+
+def exercises_of(history) -> dict[str, Any]:
+    """The fields ``true_up_duties`` reads, straight from the true-up replay
+    (``projections.trueup.replay.History``), without building the report part (the
+    agenda's path: the explanations and the deferred prices are not needed)."""
+    out = []
+    for acc in history.accounts:
+        ex = acc.exercise
+        before = 0
+        vestings = []
+        for step in acc.steps:
+            vestings.append({"date": step.date.isoformat(), "increment": step.earned - before,
+                             "events": list(step.vestings)})
+            before = step.earned
+        out.append({"event": ex.event, "instrument": ex.instrument, "holder": ex.holder,
+                    "type": ex.type, "date": ex.date.isoformat(), "eligible": ex.eligible,
+                    "owed": acc.earned, "issued": acc.issued, "outstanding": acc.outstanding,
+                    "vestings": vestings,
+                    "true_up_shares": [{"event": e, "shares": n} for e, n in acc.issues]})
+    unvested = sum(iss.unvested for iss in history.book)
+    return {"exercises": out, "camden": {"all": {"unvested": unvested}}}

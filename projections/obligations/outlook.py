@@ -68,11 +68,11 @@ def outlook(events: Iterable[Event], *, as_of: date, start: date | None = None,
         duties = registration_duties(r, timeline)
         risks = _defaults_at_risk(duties) + _suspension_room(r, start) + _next_payment(r, start)
     else:
-        from projections.trueup.report import build
+        from projections.trueup.replay import replay
 
-        from .letter import true_up_duties
+        from .letter import exercises_of, true_up_duties
 
-        duties = true_up_duties(build(timeline, readings)["true_up"])
+        duties = true_up_duties(exercises_of(replay(timeline, readings)))
         risks = []
     return Outlook(timeline.deal, timeline.kind, timeline, readings, tuple(duties),
                    tuple(sorted(risks, key=lambda k: (k.day, k.key))))
