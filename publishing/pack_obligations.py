@@ -1,0 +1,59 @@
+"""The obligations of a deal in the auditor pack (issue 16): ``obligations.csv`` and a
+section of ``index.html``, from the report's ``obligations``
+(``projections.obligations``). Kept apart from ``pack.py`` and ``pack_html.py`` so that
+their owners' changes and this one merge cleanly.
+
+``COLUMNS`` (name, SQL type) is also the schema proposed for an ``obligations`` table
+in the views file (``publishing.readmodels``): one row per obligation of a deal as of
+the views' day, ``obligation_rows(report)`` giving the rows (add a ``deal`` column).
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any, Mapping, Sequence
+
+COLUMNS: tuple[tuple[str, str], ...] = (
+    ("key", "TEXT"), ("kind", "TEXT"), ("obligation", "TEXT"), ("clause", "TEXT"),
+    ("party", "TEXT"), ("holder", "TEXT"), ("due", "TEXT"), ("state", "TEXT"),
+    ("since", "TEXT"), ("by", "TEXT"), ("by_event", "TEXT"), ("violated_since", "TEXT"),
+    ("cured_on", "TEXT"), ("triggered", "TEXT"), ("amount", "TEXT"), ("shares", "INTEGER"),
+    ("interpretations", "TEXT"), ("events", "TEXT"))
+CSV_NAME = "obligations.csv"
+SHOWN = ("due", "state", "since", "obligation", "clause", "by", "triggered")
+
+
+def obligation_rows(report: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One row per obligation: lists joined with ``; `` (events with spaces), the
+    interpretations as ``name=value``."""
+    rows = []
+    for o in report.get("obligations", ()):
+        row = {c: o.get(c) for c, _ in COLUMNS}
+        row["triggered"] = "; ".join(o.get("triggered") or ())
+        row["interpretations"] = " ".join(f"{k}={v}" for k, v in
+                                          (o.get("interpretations") or {}).items())
+        row["events"] = list(o.get("events") or ())
+        rows.append(row)
+    return rows
+
+
+def obligations_section(report: Mapping[str, Any]) -> list[str]:
+    """The HTML section: every obligation with its state, by due day."""
+    rows = obligation_rows(report)
+    out = ["<h2>Obligations and their states</h2>",
+           "<p>upcoming, due, fulfilled, violated, cured, excused or discharged as of the "
+           "pack's day (the full rows, with the events behind each, are in "
+           f"<code>{CSV_NAME}</code>).</p>"]
+    if not rows:
+        return out + ["<p><i>none</i></p>"]
+    head = "".join(f"<th>{escape(c)}</th>" for c in SHOWN)
+    body = "".join(
+        "<tr>" + "".join(
+            f'<td class="{"status-" + escape(str(r[c])) if c == "state" else ""}">'
+            f"{escape(str(r[c])) if r[c] not in (None, '') else '&mdash;'}</td>"
+            for c in SHOWN) + "</tr>" for r in rows)
+    return out + [f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"]
+
+
+def csv_columns() -> Sequence[str]:
+    return [c for c, _ in COLUMNS]
