@@ -221,3 +221,16 @@ def test_cache_of_another_ledger_is_not_used(tmp_path):
     ok(run("init", "c", "--template", "infocrossing-rra-2004", "--db", other))
     res = json.loads(run("agenda", "--db", other, *args).stdout)
     assert res["deals"] == ["c"]
+
+
+def test_next_payment_if_the_default_runs_on():
+    # never effective: default (ii) accrues from 2004-10-29. As of 2004-11-30: through
+    # 11-30, 30/360 days 10-29 -> 12-01 = 32: 60,000,000 x 0.0025 x 32/360 = 13,333.33.
+    # If not cured before the period ends (2005-01-15): 10-29 -> 01-15 = 76 days:
+    # 60,000,000 x 0.0025 x 76/360 = 31,666.67
+    o = outlook(build([opened(), ev("NotesIssued", "2004-06-30", holder=LEHMAN,
+                                    principal="60000000"), ev("ShelfFiled", "2004-07-13")]),
+                as_of=d("2004-11-30"))
+    [pay] = [k for k in o.risks if k.kind == "payment"]
+    assert pay.day == d("2005-01-18") and pay.amount == "13333.33"
+    assert pay.text.endswith("31666.67 if no default is cured before 2005-01-15")

@@ -22,7 +22,7 @@ from ledger.events import REGISTRATION_RIGHTS, Event
 from projections.interpretations import resolve
 from projections.timeline import Timeline, build_timeline
 
-from .lifecycle import Duty
+from .lifecycle import ONE_DAY, Duty
 
 LIMIT_CLAUSES = {"single_period": ("RRA §3(a)(iv)(A)", "its own 45 days (60 if material)"),
                  "window": ("RRA §4(b)(i)", "45 (60) suspended days in any 90"),
@@ -66,7 +66,14 @@ def outlook(events: Iterable[Event], *, as_of: date, start: date | None = None,
 
         r = compute(timeline, readings)
         duties = registration_duties(r, timeline)
-        risks = _defaults_at_risk(duties) + _suspension_room(r, start) + _next_payment(r, start)
+        ahead = None
+        if r.in_default:   # what the next payment comes to if nothing is cured before it
+            nxt = next((p for p in r.payments if p.period.paid_on >= start), None)
+            if nxt is not None and nxt.period.end > as_of + ONE_DAY:
+                later = build_timeline(events, nxt.period.end - ONE_DAY, known_at)
+                ahead = compute(later, readings)
+        risks = (_defaults_at_risk(duties) + _suspension_room(r, start)
+                 + _next_payment(r, start, ahead))
     else:
         from projections.trueup.replay import replay
 
@@ -116,15 +123,30 @@ def _suspension_room(r: Any, start: date) -> list[Risk]:
     return out
 
 
-def _next_payment(r: Any, start: date) -> list[Risk]:
+def _next_payment(r: Any, start: date, ahead: Any = None) -> list[Risk]:
     """RRA §3(a), §3(b): the next Interest Payment Date payable on or after ``start``,
-    each Holder's Additional Interest accrued through ``as_of``."""
+    each Holder's Additional Interest accrued through ``as_of``; and, while a
+    Registration Default runs (``ahead``: the engine as of the period's last day, with
+    nothing cured meanwhile), what it comes to if none is cured before the period ends."""
     nxt = next((p for p in r.payments if p.period.paid_on >= start), None)
     if nxt is None:
         return []
-    return [Risk(nxt.period.paid_on, "payment", "RRA §3(a), §3(b)",
-                 f"Additional Interest for {nxt.period.payment_date} to {h}: {a.amount} "
-                 f"accrued through {nxt.accrued_through}",
-                 f"next-payment/{nxt.period.payment_date}/{h}", holder=h,
-                 amount=format(a.amount, "f"))
-            for h, a in nxt.amounts.items() if a.amount > 0]
+    full = {}
+    if ahead is not None:
+        same = next((p for p in ahead.payments
+                     if p.period.payment_date == nxt.period.payment_date), None)
+        full = {h: a.amount for h, a in (same.amounts.items() if same else ())}
+    out = []
+    for h in dict.fromkeys([*nxt.amounts, *full]):
+        now = nxt.amounts[h].amount if h in nxt.amounts else None
+        then = full.get(h)
+        if not (now or then):
+            continue
+        text = (f"Additional Interest for {nxt.period.payment_date} to {h}: {now or 0} "
+                f"accrued through {nxt.accrued_through}")
+        if then is not None and then != now:
+            text += f"; {then} if no default is cured before {nxt.period.end}"
+        out.append(Risk(nxt.period.paid_on, "payment", "RRA §3(a), §3(b)", text,
+                        f"next-payment/{nxt.period.payment_date}/{h}", holder=h,
+                        amount=format(now if now is not None else 0, "f")))
+    return out
