@@ -286,45 +286,49 @@ def payments(r: Registration, t: Timeline) -> list[Duty]:
     is not entitled (Questionnaire, RRA §3(a) last paragraph); ``discharged`` when what it
     accrued was forfeited by a conversion (RRA §3(a), ``conversion_forfeits``)."""
     out = []
+    zero = Decimal(0)
     for pay in r.payments:
         period = pay.period
+        paid_by: dict[str, list[str]] = {}
+        for i in pay.paid_events:   # one pass: a thousand Holders share one payment date
+            paid_by.setdefault(t.by_id[i].data.get("holder"), []).append(i)
+        # what every Holder's obligation on this date shares, formatted once
+        key = f"pay-additional-interest/{period.payment_date}/"
+        what = f" the Additional Interest for the Interest Payment Date {period.payment_date}"
+        about = (f"period {period.start} to {period.end}, record date {period.record_date}, "
+                 f"payable {period.paid_on}; ")
+        pending_state, pending_since = pending(period.paid_on, r.as_of)
         for h, a in pay.amounts.items():
-            paid = pay.paid.get(h, Decimal(0))
-            st = pay.statuses.get(h, "accruing")
-            if a.amount == 0 and paid == 0 and a.entitlement.entitled and not a.forfeited:
+            paid = pay.paid.get(h, zero)
+            ent = a.entitlement
+            if a.amount == 0 and paid == 0 and ent.entitled and not a.forfeited:
                 continue
-            mine = tuple(i for i in pay.paid_events if t.by_id[i].data.get("holder") == h)
-            last_paid = max((t.by_id[i].date for i in mine), default=None)
-            common = dict(key=f"pay-additional-interest/{period.payment_date}/{h}",
-                          kind="pay-additional-interest",
-                          obligation=f"pay {h} the Additional Interest for the Interest "
-                                     f"Payment Date {period.payment_date}",
-                          clause="RRA §3(a), §3(b)", party=COMPANY, due=period.paid_on,
-                          holder=h, amount=a.amount,
-                          interpretations=a.entitlement.interpretations + (
-                              ("conversion_forfeits",) if a.forfeited else ()),
-                          events=tuple(dict.fromkeys(a.events + a.entitlement.events + mine)),
-                          explanation=f"period {period.start} to {period.end}, record date "
-                                      f"{period.record_date}, payable {period.paid_on}; "
-                                      f"{a.entitlement.reason}")
-            if not a.entitlement.entitled and a.amount == 0 and paid == 0:
-                out.append(Duty(state="excused", since=period.record_date,
-                                by=a.entitlement.reason, **common))
+            mine = tuple(paid_by.get(h, ()))
+            extra = ent.events + mine
+            events = tuple(dict.fromkeys(a.events + extra)) if extra else a.events
+            interps = ent.interpretations + (("conversion_forfeits",) if a.forfeited else ())
+            st = pay.statuses.get(h, "accruing")
+            state, since, by, by_event, violated, cured = pending_state, pending_since, \
+                None, None, None, None
+            triggered: tuple[str, ...] = ()
+            if not ent.entitled and a.amount == 0 and paid == 0:
+                state, since, by = "excused", period.record_date, ent.reason
             elif a.amount == 0 and a.forfeited and paid == 0:
-                out.append(Duty(state="discharged", since=period.record_date,
-                                by="Notes converted: no Additional Interest is payable on "
-                                   "converted Notes (RRA §3(a))", **common))
+                state, since = "discharged", period.record_date
+                by = ("Notes converted: no Additional Interest is payable on converted Notes "
+                      "(RRA §3(a))")
             elif st in ("paid", "overpaid"):
+                last_paid = max(t.by_id[i].date for i in mine) if mine else None
                 state, since, violated = deadline_state(period.paid_on, last_paid, r.as_of)
-                out.append(Duty(state=state, since=since, by=f"paid {paid}",
-                                by_event=mine[-1] if mine else None, violated_since=violated,
-                                cured_on=last_paid if state == "cured" else None, **common))
-            else:
-                state, since = pending(period.paid_on, r.as_of)
-                out.append(Duty(state=state, since=since,
-                                violated_since=since if state == "violated" else None,
-                                triggered=(f"{a.amount - paid} unpaid",) if state == "violated"
-                                else (), **common))
+                by, by_event = f"paid {paid}", (mine[-1] if mine else None)
+                cured = last_paid if state == "cured" else None
+            elif state == "violated":
+                violated, triggered = since, (f"{a.amount - paid} unpaid",)
+            # positional: a thousand Holders per date
+            out.append(Duty(key + h, "pay-additional-interest", f"pay {h}{what}",
+                            "RRA §3(a), §3(b)", COMPANY, period.paid_on, state, since, by,
+                            by_event, violated, triggered, None, cured, h, a.amount, None,
+                            interps, events, about + ent.reason))
     return out
 
 
