@@ -3,7 +3,7 @@ and how it reads in the report (SPEC §7 ``obligations``, issue 16)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
 from typing import Any, Mapping
@@ -45,35 +45,13 @@ class Duty:
     events: tuple[str, ...] = ()
     explanation: str = ""
 
-    def at(self, **changes: Any) -> "Duty":
-        return replace(self, **changes)
-
     def to_json(self, readings: Mapping[str, str]) -> dict[str, Any]:
-        due, since, violated, cured = self.due, self.since, self.violated_since, self.cured_on
-        return {
-            "key": self.key, "kind": self.kind, "obligation": self.obligation,
-            "clause": self.clause, "party": self.party, "holder": self.holder,
-            "due": due and due.isoformat(), "state": self.state,
-            "since": since and since.isoformat(),
-            "by": self.by, "by_event": self.by_event,
-            "violated_since": violated and violated.isoformat(),
-            "triggered": list(self.triggered),
-            "triggers": self.triggers, "cured_on": cured and cured.isoformat(),
-            "amount": None if self.amount is None else format(self.amount, "f"),
-            "shares": self.shares,
-            "interpretations": {n: readings.get(n) for n in self.interpretations},
-            "events": list(self.events), "explanation": self.explanation,
-        }
-
-
-def _iso(day: date | None) -> str | None:
-    return None if day is None else day.isoformat()
+        return duties_json([self], readings)[0]
 
 
 def pending(due: date, as_of: date) -> tuple[str, date | None]:
     """Not done: ``upcoming`` before its last day, ``due`` on it, ``violated`` from the
-    day after (the state and the day it began; ``None`` when it began before any
-    record of it, i.e. on a day not known here)."""
+    day after (the state, and the day it began; ``None`` for ``upcoming``)."""
     if as_of < due:
         return "upcoming", None
     if as_of == due:
