@@ -186,6 +186,9 @@ def timeline_svg(report: Mapping[str, Any], records: Sequence[Mapping[str, Any]]
         lanes = _registration_lanes(report, as_of)
     else:
         lanes = _true_up_lanes(report, records)
+    from .pack_obligations import obligations_lane
+
+    lanes.append(obligations_lane(report, _Lane))
     days = [d for lane in lanes for d in lane.days()] + [opened]
     lo = min(days)
     hi = max(max(days), lo + timedelta(days=30))

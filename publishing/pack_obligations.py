@@ -57,3 +57,27 @@ def obligations_section(report: Mapping[str, Any]) -> list[str]:
 
 def csv_columns() -> Sequence[str]:
     return [c for c, _ in COLUMNS]
+
+
+STATE_COLOURS = {"upcoming": "#4c78a8", "due": "#1f4e8c", "fulfilled": "#2e8b57",
+                 "violated": "#c0392b", "cured": "#e67e22", "excused": "#8a8f98",
+                 "discharged": "#8a8f98"}
+
+
+def obligations_lane(report: Mapping[str, Any], lane_class: Any) -> Any:
+    """A timeline lane (``pack_html``'s lane class, passed in): one mark per due day,
+    kind and state, coloured by state, its tooltip naming how many and which clause
+    (a 1,000-Holder deal's payment obligations share one mark per date)."""
+    lane = lane_class("Obligations")
+    groups: dict[tuple[str, str, str], list[Mapping[str, Any]]] = {}
+    for o in report.get("obligations", ()):
+        if o.get("due"):
+            groups.setdefault((o["due"], o["kind"], o["state"]), []).append(o)
+    from datetime import date
+
+    for (due, kind, state), rows in sorted(groups.items()):
+        first = rows[0]
+        tip = (f"{due}: {first['obligation']} ({first['clause']}): {state}" if len(rows) == 1
+               else f"{due}: {len(rows)} obligations {kind} ({first['clause']}): {state}")
+        lane.mark(date.fromisoformat(due), STATE_COLOURS.get(state, "#8a8f98"), tip)
+    return lane

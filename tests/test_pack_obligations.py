@@ -33,3 +33,15 @@ def test_rows_flatten_lists():
     rows = {r["key"]: r for r in obligation_rows(rep)}
     assert rows["file-shelf"]["triggered"].startswith("Registration Default (i)")
     assert isinstance(rows["file-shelf"]["events"], list)
+
+
+def test_timeline_lane_marks_each_state():
+    from publishing.pack_html import _Lane
+    from publishing.pack_obligations import STATE_COLOURS, obligations_lane
+
+    rep = report(build(deal_b()), as_of=d("2004-10-20"))
+    lane = obligations_lane(rep, _Lane)
+    marks = {(day.isoformat(), colour) for day, colour, _shape, _tip in lane.marks}
+    # filing due 2004-07-15, cured (filed 07-20); advice after effectiveness due 10-08
+    assert ("2004-07-15", STATE_COLOURS["cured"]) in marks
+    assert ("2004-10-08", STATE_COLOURS["violated"]) in marks
