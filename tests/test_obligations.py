@@ -364,3 +364,20 @@ def test_the_agendas_fast_letter_path_matches_the_report(as_of):
                       for o in rows)
 
     assert pick(fast) == pick(full)
+
+
+def test_advice_waived_by_a_majority_of_holders_is_discharged():
+    # RRA §10(D): Lehman holds 40,000,000 of 60,000,000 (66.7%, more than 50%); the
+    # advice of the filing 2004-07-13 was due 2004-07-20 and never given
+    objs = rra(ev("ConsentGiven", "2004-08-02", holder=LEHMAN, matter="waive §4(b)(iii) advice"),
+               effective=None, holders={LEHMAN: "40000000", "Other": "20000000"})
+    o = duty(objs, "2004-08-10", "advise-holders/ShelfFiled/1")
+    assert (o["state"], o["since"], o["violated_since"]) == ("discharged", "2004-08-02",
+                                                            "2004-07-21")
+    assert "§10(D)" in o["by"] and o["by_event"] == "e5"
+    # before the consent it was violated; a minority consent waives nothing
+    assert duty(objs, "2004-08-01", "advise-holders/ShelfFiled/1")["state"] == "violated"
+    minority = rra(ev("ConsentGiven", "2004-08-02", holder="Other",
+                      matter="waive §4(b)(iii) advice"),
+                   effective=None, holders={LEHMAN: "40000000", "Other": "20000000"})
+    assert duty(minority, "2004-08-10", "advise-holders/ShelfFiled/1")["state"] == "violated"

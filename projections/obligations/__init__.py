@@ -11,7 +11,8 @@ States: ``upcoming`` (not done, its last day is after ``as_of``), ``due`` (not d
 ``violated_since``, and what it ``triggered``), ``cured`` (done late, or the default it
 caused was cured: ``cured_on``, ``by_event``), ``excused`` (a proviso says the Company
 was not obliged) and ``discharged`` (it ended without performance being owed any more:
-the end of the Effectiveness Period, a conversion, no Camden Warrant left to vest).
+the end of the Effectiveness Period, a waiver by a Majority of Holders (RRA §10(D)), no
+Camden Warrant left to vest).
 """
 
 from .lifecycle import STATES, Duty, duties_json

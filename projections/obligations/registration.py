@@ -9,6 +9,8 @@ is the engine's, a state is read off the engine's findings on ``as_of``.
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from datetime import date, timedelta
 from decimal import Decimal
 from typing import Iterable, Sequence
@@ -332,7 +334,50 @@ def payments(r: Registration, t: Timeline) -> list[Duty]:
     return out
 
 
+SECTION = re.compile(r"§\s*\d+(?:\([a-zA-Z]\))*(?:\([ivx]+\))?")
+
+
+def waivers(r: Registration, t: Timeline) -> list[tuple[str, str, date, tuple[str, ...]]]:
+    """RRA §10(D): a waiver needs the written consent of a Majority of Holders. Each
+    ``matter`` that begins "waive" and names a section (``"waive §4(b)(iii) advice"``)
+    and has a majority on ``as_of`` (the engine's ``consents``): (section, matter, the
+    day the last consent was given, its events). A reading of ours: the matter's text is
+    free, so only one naming a section is matched to that section's obligations."""
+    out = []
+    given = t.of_type("ConsentGiven")
+    for matter, c in r.consents.items():
+        found = SECTION.search(matter)
+        if not c.majority or found is None or not matter.lower().startswith("waive"):
+            continue
+        mine = [e for e in given if e.data["matter"] == matter]
+        section = found.group(0).replace(" ", "")
+        out.append((section, matter, max(e.date for e in mine), tuple(e.id for e in mine)))
+    return out
+
+
+def waived(duties: list[Duty], r: Registration, t: Timeline) -> list[Duty]:
+    """Obligations of a waived section not performed when the waiver was given (their
+    trigger on or before its day): ``discharged`` by the waiver (RRA §10(D))."""
+    found = waivers(r, t)
+    if not found:
+        return duties
+    out = []
+    for d in duties:
+        for section, matter, day, ids in found:
+            trigger = t.by_id.get(d.events[0]) if d.events else None
+            if (d.state in ("upcoming", "due", "violated") and section in d.clause
+                    and trigger is not None and trigger.date <= day):
+                d = replace(d, state="discharged", since=day,
+                            by=f"waived by a Majority of Holders (RRA §10(D)): {matter!r}",
+                            by_event=ids[-1], events=d.events + ids,
+                            triggered=d.triggered)
+                break
+        out.append(d)
+    return out
+
+
 def registration_duties(r: Registration, t: Timeline) -> list[Duty]:
     """Every RRA obligation of the deal with its state on ``r.as_of``."""
-    return (shelf_filing(r, t) + keep_effective(r) + cure_unusable(r, t) + end_suspensions(r)
-            + notices(r, t) + questionnaires(r, t) + payments(r, t))
+    return waived(shelf_filing(r, t) + keep_effective(r) + cure_unusable(r, t)
+                  + end_suspensions(r) + notices(r, t) + questionnaires(r, t)
+                  + payments(r, t), r, t)
