@@ -21,7 +21,12 @@ def _window(from_: str | None, days: int | None, business_days: int | None):
     for name, n in (("--days", days), ("--business-days", business_days)):
         if n is not None and not 0 <= n <= 3660:
             raise UsageError(f"{n} is not a number of days from 0 to 3660", field=name)
-    return reading.as_of_date(from_, today()) if from_ else None
+    if not from_:
+        return None
+    try:
+        return reading.as_of_date(from_, today())
+    except UsageError as err:
+        raise UsageError(err.message, field="--from") from None
 
 
 @cli.command()

@@ -42,8 +42,14 @@ def _load(path: str) -> dict[str, Any] | None:
 
 
 def _save(path: str, doc: dict[str, Any]) -> None:
+    from ledger.errors import UsageError
+
     folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".agenda-cache-", suffix=".json")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".agenda-cache-", suffix=".json")
+    except OSError as err:
+        raise UsageError(f"cannot write the cache in {folder}: {err.strerror}",
+                         field="--cache") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump(doc, fh, separators=(",", ":"))

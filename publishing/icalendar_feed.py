@@ -127,7 +127,14 @@ def calendar_file(ledger: Any, out: str, *, deals: Iterable[str] | None = None,
         raise UsageError(f"no deal {missing[0]!r} in the ledger", field="--deal")
     data = feed(histories, **options)
     folder = os.path.dirname(os.path.abspath(out))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".calendar-", suffix=".ics")
+    if os.path.isdir(out) or not os.path.isdir(folder):
+        raise UsageError(f"cannot write {out}: "
+                         + ("it is a folder" if os.path.isdir(out) else f"no folder {folder}"),
+                         field="--out")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".calendar-", suffix=".ics")
+    except OSError as err:
+        raise UsageError(f"cannot write in {folder}: {err.strerror}", field="--out") from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

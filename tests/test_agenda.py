@@ -234,3 +234,14 @@ def test_next_payment_if_the_default_runs_on():
     [pay] = [k for k in o.risks if k.kind == "payment"]
     assert pay.day == d("2005-01-18") and pay.amount == "13333.33"
     assert pay.text.endswith("31666.67 if no default is cured before 2005-01-15")
+
+
+def test_bad_from_and_unwritable_paths_are_one_line(tmp_path):
+    from tests.cli_support import refused
+
+    db = _ledger(tmp_path)
+    assert "--from" in refused(run("agenda", "--db", db, "--from", "2005-13-01"), 2)
+    assert "--cache" in refused(run("agenda", "--db", db, "--cache",
+                                    str(tmp_path / "no" / "c.json")), 2)
+    assert "--out" in refused(run("calendar", "--db", db, "--out",
+                                  str(tmp_path / "no" / "x.ics")), 2)
