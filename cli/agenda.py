@@ -71,8 +71,11 @@ def agenda(deals: tuple[str, ...], from_: str | None, days: int | None,
 
         writer = csv.DictWriter(sys.stdout, fieldnames=CSV_FIELDS, extrasaction="ignore",
                                 lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(result["items"])
+        from publishing.pack import csv_safe
+
+        writer.writeheader()   # text cells made safe from spreadsheet formulas, as in packs
+        writer.writerows({k: csv_safe(v) if isinstance(v, str) else v for k, v in i.items()}
+                         for i in result["items"])
     else:
         click.echo(f"Agenda from {result['from']} to {result['to']} (as of {result['as_of']}): "
                    f"{result['overdue']} overdue, {len(result['items'])} lines")
