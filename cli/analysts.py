@@ -247,11 +247,15 @@ NAME runs a saved one again (other change options are added to it).
               help="Run the saved scenario NAME.")
 @click.option("--json", "as_json", is_flag=True,
               help="{baseline, scenario, diff, changes} exactly.")
+@click.option("--through", "through", default=None, metavar="YYYY-MM-DD",
+              help="Also judge both histories on this later day (default: the latest "
+                   "change dated after --as-of), to see the obligations and money differ.")
 @report_options
 @guarded
 def whatif(deal: str, add: tuple[str, ...], drop: tuple[str, ...], replace: tuple[str, ...],
-           save_as: str | None, scenario: str | None, as_json: bool, db: str,
-           as_of: str | None, known_at: str | None, interpret: tuple[str, ...]) -> None:
+           save_as: str | None, scenario: str | None, as_json: bool, through: str | None,
+           db: str, as_of: str | None, known_at: str | None,
+           interpret: tuple[str, ...]) -> None:
     """The report of DEAL with events added, dropped or replaced, or interpretations
     switched, beside the real one: the figures that differ."""
     from publishing import reading, scenarios
@@ -272,7 +276,11 @@ def whatif(deal: str, add: tuple[str, ...], drop: tuple[str, ...], replace: tupl
     events = _read(db, deal)
     reading.check_opened(events, moment)
     changes = resolve_changes(events, changes)
-    result = run_whatif(events, changes, as_of=day, known_at=moment, bases=as_json)
+    later = reading.as_of_date(through, day) if through else None
+    if later is not None and later <= day:
+        raise UsageError(f"--through {later} is not after --as-of {day}", field="--through")
+    result = run_whatif(events, changes, as_of=day, known_at=moment, bases=as_json,
+                        through=later)
     note = None
     if save_as:
         replaced = scenarios.save(path, save_as, deal, changes)
@@ -310,6 +318,40 @@ def show_whatif(result: dict, out) -> None:
         base = "(absent)" if row["change"] == "added" else _brief(row["baseline"])
         new = "(absent)" if row["change"] == "removed" else _brief(row["scenario"])
         table.add_row(escape(row["figure"]), escape(base), escape(new))
+    out.print(table)
+    ahead = result.get("forward")
+    if ahead:
+        show_forward(ahead, out)
+
+
+def show_forward(ahead: dict, out) -> None:
+    """What-if forward (issue 16): the obligations and figures that differ on the later
+    day both histories are judged on."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    def cell(o):
+        if o is None:
+            return "(absent)"
+        return f"{o['state']}, due {o['due']}" + (f", {o['amount']}" if o.get("amount") else "")
+
+    table = Table(title=f"judged on {ahead['judged_on']} (changes dated "
+                        f"{', '.join(ahead['later_changes']) or 'none'}): "
+                        f"{len(ahead['obligations'])} obligation(s), {len(ahead['diff'])} "
+                        "figure(s) differ", expand=True)
+    table.add_column("obligation", overflow="fold", ratio=2)
+    table.add_column("clause", overflow="fold", ratio=1)
+    for col in ("baseline", "scenario"):
+        table.add_column(col, overflow="fold", ratio=1)
+    for row in ahead["obligations"]:
+        table.add_row(escape(row["obligation"]), escape(row["clause"]),
+                      escape(cell(row["baseline"])), escape(cell(row["scenario"])))
+    for row in ahead["diff"]:
+        if row["figure"].startswith("obligations"):
+            continue
+        base = "(absent)" if row["change"] == "added" else _brief(row["baseline"])
+        new = "(absent)" if row["change"] == "removed" else _brief(row["scenario"])
+        table.add_row(escape(row["figure"]), "", escape(base), escape(new))
     out.print(table)
 
 

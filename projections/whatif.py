@@ -286,12 +286,52 @@ def diff(baseline: Mapping[str, Any], scenario: Mapping[str, Any]) -> list[dict[
     return rows
 
 
+def obligation_changes(baseline: Mapping[str, Any], scenario: Mapping[str, Any]
+                       ) -> list[dict[str, Any]]:
+    """The obligations (report key ``obligations``, by their stable ``key``) whose due day
+    or state differ, or that one side only has: the agenda's difference."""
+    a = {o["key"]: o for o in baseline.get("obligations", ())}
+    b = {o["key"]: o for o in scenario.get("obligations", ())}
+    rows = []
+    for key in [*a, *(k for k in b if k not in a)]:
+        x, y = a.get(key), b.get(key)
+        pick = (lambda o: None if o is None else
+                {"due": o["due"], "state": o["state"], "amount": o.get("amount")})
+        if pick(x) != pick(y):
+            rows.append({"key": key, "clause": (y or x)["clause"],
+                         "obligation": (y or x)["obligation"],
+                         "baseline": pick(x), "scenario": pick(y)})
+    return rows
+
+
+def forward(events: Sequence[Event], kept: list[Event], added: list[Event],
+            changes: Changes, *, as_of: date, through: date | None,
+            known_at: datetime | None) -> dict[str, Any] | None:
+    """Issue 16, what-if forward: changed events dated after ``as_of`` do not count on
+    ``as_of``; both histories are judged again on ``through`` (default: the latest such
+    date), so "if we file on D, or start a suspension on D" shows the obligations and the
+    money differ. ``None`` when no change is dated after ``as_of`` and no ``through``."""
+    later = [e.date for e in [*added, *kept] if e.id.startswith("whatif") and e.date > as_of]
+    day = through or (max(later) if later else None)
+    if day is None or day <= as_of:
+        return None
+    baseline = report(_known(events, known_at), as_of=day, bases=False)
+    scenario = report(_known(kept, known_at) + added, as_of=day,
+                      interpretations=changes.interpretations, bases=False)
+    return {"judged_on": day.isoformat(), "later_changes": sorted({d.isoformat() for d in later}),
+            "diff": diff(baseline, scenario),
+            "obligations": obligation_changes(baseline, scenario)}
+
+
 def whatif(events: Sequence[Event], changes: Changes, *, as_of: date,
-           known_at: datetime | None = None, bases: bool = False) -> dict[str, Any]:
+           known_at: datetime | None = None, bases: bool = False,
+           through: date | None = None) -> dict[str, Any]:
     """The report of the real history (default interpretations) and of the changed one,
     and the figures that differ (module doc). The diff compares figures, not their
     explanations, so each Holder's payment explanation is built only with ``bases``
-    (for callers that show the two reports whole)."""
+    (for callers that show the two reports whole). ``obligations``: the obligations that
+    differ on ``as_of``; ``forward``: the same comparison on a later day when changes
+    are dated after ``as_of`` (``forward``), else ``None``."""
     resolve(changes.interpretations)  # ValueError for an unknown name or value
     changes = resolve_changes(events, changes)
     kept, added = changed_history(events, changes)
@@ -303,4 +343,7 @@ def whatif(events: Sequence[Event], changes: Changes, *, as_of: date,
     return {"deal": baseline["deal"], "as_of": as_of.isoformat(), "known_at": head_known,
             "changes": changes.describe(),
             "added_ids": {e.id: a.origin for e, a in zip(added, changes.add)},
-            "baseline": baseline, "scenario": scenario, "diff": diff(baseline, scenario)}
+            "baseline": baseline, "scenario": scenario, "diff": diff(baseline, scenario),
+            "obligations": obligation_changes(baseline, scenario),
+            "forward": forward(events, kept, added, changes, as_of=as_of, through=through,
+                               known_at=known_at)}

@@ -15,7 +15,7 @@ What a pack holds (every name below, and nothing else):
 * the schedules that apply to the deal's kind, as CSV (``publishing.readmodels`` rows):
   ``defaults.csv``, ``suspension_periods.csv``, ``additional_interest.csv`` (one row per
   Holder per Interest Payment Date), ``deadlines.csv``; ``true_ups.csv`` (one row per
-  exercise);
+  exercise); and for both kinds ``obligations.csv`` (``publishing.pack_obligations``);
 * ``interpretations.json``: the readings in force, each with its registry description;
 * ``index.html``: one self-contained page (inline CSS and SVG, no script, no link to
   anything) with a timeline and the tables;
@@ -189,6 +189,9 @@ def build_pack(records: Sequence[Mapping[str, Any]], head: Mapping[str, Any], *,
     rows = schedule_rows(report)
     for table in KIND_SCHEDULES.get(report["kind"], ()):
         files[CSV_NAMES[table]] = _csv(rows[table], [c for c, _ in SCHEDULES[table]])
+    from .pack_obligations import CSV_NAME, csv_columns, obligation_rows
+
+    files[CSV_NAME] = _csv(obligation_rows(report), csv_columns())
     info = {"deal": report["deal"], "kind": report["kind"], "as_of": as_of.isoformat(),
             "known_at": format_timestamp(known_at) if known_at else None,
             "interpretations": in_force, "head": dict(head), "version": version,

@@ -79,6 +79,9 @@ def render(report: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
         parts.extend(_registration(report, rows))
     else:
         parts.extend(_true_up(report, rows))
+    from .pack_obligations import obligations_section
+
+    parts.extend(obligations_section(report))
     parts.extend(_interpretations(info["interpretations"]))
     parts.extend(_events(records, set(info.get("retracted", ()))))
     parts.extend(_verification(info, records))

@@ -181,6 +181,9 @@ def svg(report: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
         lanes = registration_lanes(report, as_of)
     else:
         lanes = true_up_lanes(report, records)
+    from .pack_obligations import obligations_lane
+
+    lanes.append(obligations_lane(report, Lane))
     days = [d for lane in lanes for d in lane.days()] + [opened, as_of]
     lo, hi = min(days), max(days)
     hi = max(hi, lo + timedelta(days=30))

@@ -24,9 +24,10 @@ from tests.support import ev, opened
 
 RRA_FILES = {"events.jsonl", "chain.json", "head.txt", "report.json", "interpretations.json",
              "defaults.csv", "suspension_periods.csv", "additional_interest.csv",
-             "deadlines.csv", "index.html", "manifest.json"}
+             "deadlines.csv", "obligations.csv", "index.html", "manifest.json"}
 LETTER_FILES = {"events.jsonl", "chain.json", "head.txt", "report.json",
-                "interpretations.json", "true_ups.csv", "index.html", "manifest.json"}
+                "interpretations.json", "true_ups.csv", "obligations.csv", "index.html",
+                "manifest.json"}
 
 
 @pytest.fixture(scope="module")

@@ -95,7 +95,16 @@ def build(timeline: Timeline, interpretations: Mapping[str, str], *, bases: bool
                      "sent_on": iso(n.sent_on), "deemed_given": iso(n.deemed_given),
                      "basis": n.basis.to_json(r.readings)} for n in r.notices],
         "problems": list(r.problems),
+        "obligations": _obligations(r, timeline),
     }
+
+
+def _obligations(r: Registration, timeline: Timeline) -> list[dict]:
+    """Issue 16: every obligation with its lifecycle (``projections.obligations``)."""
+    from projections.obligations import duties_json
+    from projections.obligations.registration import registration_duties
+
+    return duties_json(registration_duties(r, timeline), r.readings)
 
 
 def registration_json(r: Registration) -> dict[str, Any]:

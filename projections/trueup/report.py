@@ -177,7 +177,7 @@ def build(timeline: Timeline, interpretations: Mapping[str, str]) -> dict:
     by_instrument, holders = _totals(h)
     what_if = deferred.if_all_vest(h)
     cap = h.capitalization
-    return {"true_up": {
+    part = {"true_up": {
         "holders": holders,
         "instruments": [_instrument(p, by_instrument[n], what_if.get(n), h)
                         for n, p in h.positions.items()],
@@ -201,3 +201,12 @@ def build(timeline: Timeline, interpretations: Mapping[str, str]) -> dict:
         "problems": list(h.problems),
         "camden_not_deferred": list(h.not_deferred),
     }}
+    return {**part, "obligations": _obligations(part["true_up"], interpretations)}
+
+
+def _obligations(true_up: dict, interpretations: Mapping[str, str]) -> list[dict]:
+    """Issue 16: the true-ups with their lifecycle (``projections.obligations.letter``)."""
+    from projections.obligations import duties_json
+    from projections.obligations.letter import true_up_duties
+
+    return duties_json(true_up_duties(true_up), interpretations)

@@ -1,0 +1,126 @@
+"""Looking forward: ``agenda`` (what is due, overdue and at risk across every deal) and
+``calendar`` (an iCalendar file of every obligation). Thin wrappers over
+``publishing.agenda`` and ``publishing.icalendar_feed``."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .common import guarded, open_ledger, print_json, report_options, today
+from .main import cli
+
+
+def _window(from_: str | None, days: int | None, business_days: int | None):
+    from ledger.errors import UsageError
+    from publishing import reading
+
+    if days is not None and business_days is not None:
+        raise UsageError("give --days or --business-days, not both", field="--days")
+    for name, n in (("--days", days), ("--business-days", business_days)):
+        if n is not None and not 0 <= n <= 3660:
+            raise UsageError(f"{n} is not a number of days from 0 to 3660", field=name)
+    if not from_:
+        return None
+    try:
+        return reading.as_of_date(from_, today())
+    except UsageError as err:
+        raise UsageError(err.message, field="--from") from None
+
+
+@cli.command()
+@click.option("--deal", "deals", multiple=True, metavar="DEAL",
+              help="Only this deal (repeatable). Default: every deal in the ledger.")
+@click.option("--from", "from_", default=None, metavar="YYYY-MM-DD",
+              help="The first day of the window (default: the --as-of day).")
+@click.option("--days", type=int, default=None, help="The window's length in calendar days "
+                                                     "(default 30).")
+@click.option("--business-days", "business_days", type=int, default=None,
+              help="The window's length in Business Days instead.")
+@click.option("--json", "as_json", is_flag=True, help="The agenda as one JSON object.")
+@click.option("--csv", "as_csv", is_flag=True, help="One CSV row per line of the agenda.")
+@click.option("--cache", "cache", default=None, metavar="FILE",
+              help="Keep each deal's lines in FILE and reuse them while fresh (same options, "
+                   "same log up to the position it saw; deals touched since are recomputed).")
+@report_options
+@guarded
+def agenda(deals: tuple[str, ...], from_: str | None, days: int | None,
+           business_days: int | None, as_json: bool, as_csv: bool, cache: str | None,
+           db: str, as_of: str | None, known_at: str | None,
+           interpret: tuple[str, ...]) -> None:
+    """What falls due in a window, what is overdue and what is at risk, across every
+    deal, sorted by date, one line each with its clause. Exit 0 when nothing is
+    overdue, 1 when something is."""
+    from publishing import reading
+    from publishing.agenda import CSV_FIELDS
+    from publishing.agenda import agenda as build
+
+    start = _window(from_, days, business_days)
+    day = reading.as_of_date(as_of, today())
+    moment = reading.known_at_time(known_at)
+    chosen = reading.interpretation_choices(interpret)
+    with open_ledger(db) as ledger:
+        result = build(ledger, deals=deals or None, cache=cache, as_of=day, start=start,
+                       days=days, business_days=business_days, known_at=moment,
+                       interpretations=chosen)
+    if as_json:
+        print_json(result)
+    elif as_csv:
+        import csv
+
+        writer = csv.DictWriter(sys.stdout, fieldnames=CSV_FIELDS, extrasaction="ignore",
+                                lineterminator="\n")
+        from publishing.pack import csv_safe
+
+        writer.writeheader()   # text cells made safe from spreadsheet formulas, as in packs
+        writer.writerows({k: csv_safe(v) if isinstance(v, str) else v for k, v in i.items()}
+                         for i in result["items"])
+    else:
+        click.echo(f"Agenda from {result['from']} to {result['to']} (as of {result['as_of']}): "
+                   f"{result['overdue']} overdue, {len(result['items'])} lines")
+        for i in result["items"]:
+            click.echo(f"{i['date']}  {i['category']:<8} {i['deal']}  {i['clause']}: "
+                       f"{i['text']}")
+    if result["overdue"]:
+        sys.exit(1)
+
+
+def _remind(text: str) -> tuple[int, ...]:
+    from ledger.errors import UsageError
+
+    try:
+        days = tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise UsageError(f"{text!r} is not a list of Business Days like 10,5,1",
+                         field="--remind") from None
+    if any(not 0 <= n <= 250 for n in days):
+        raise UsageError("each reminder is 0 to 250 Business Days before", field="--remind")
+    return days
+
+
+@cli.command(name="calendar")
+@click.option("--out", required=True, metavar="FILE.ics", help="The iCalendar file to write.")
+@click.option("--deal", "deals", multiple=True, metavar="DEAL",
+              help="Only this deal (repeatable). Default: every deal in the ledger.")
+@click.option("--remind", default="", metavar="10,5,1",
+              help="Alarms this many Business Days before each due day.")
+@report_options
+@guarded
+def calendar_command(out: str, deals: tuple[str, ...], remind: str, db: str,
+                     as_of: str | None, known_at: str | None,
+                     interpret: tuple[str, ...]) -> None:
+    """An iCalendar (RFC 5545) file of every dated obligation and payment: a stable UID
+    per obligation, SEQUENCE raised when a correction moved its date, STATUS:CANCELLED
+    when discharged, alarms Business Days before."""
+    from publishing import reading
+    from publishing.icalendar_feed import calendar_file
+
+    days = _remind(remind)
+    day = reading.as_of_date(as_of, today())
+    moment = reading.known_at_time(known_at)
+    chosen = reading.interpretation_choices(interpret)
+    with open_ledger(db) as ledger:
+        n = calendar_file(ledger, out, deals=deals or None, as_of=day, known_at=moment,
+                          interpretations=chosen, remind=days)
+    click.echo(f"wrote {n} events to {out}")

@@ -1,0 +1,94 @@
+"""The Letter's obligations with their lifecycle (issue 16): the true-up shares of Letter
+¶3, read from the true-up engine's report part (``projections.trueup.report``).
+
+Letter ¶3: if a Warrantholder exercised or converted before the cutoff and Camden
+Warrants "become Vested Warrants after the date of the exercise", the Company "shall
+issue" the difference ``x - y``. The Letter sets no day by which to issue, so an earned
+true-up is ``due`` from the vesting that earned it until issued (never ``violated``).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any, Mapping
+
+from .lifecycle import Duty
+
+CLAUSE = "Letter ¶3"
+ACT = {"WarrantsExercised": "exercise", "PreferredConverted": "conversion"}
+
+
+def _unvested(true_up: Mapping[str, Any]) -> int:
+    return sum(row["unvested"] for row in true_up.get("camden", {}).values())
+
+
+def true_up_duties(true_up: Mapping[str, Any]) -> list[Duty]:
+    """One obligation per exercise or conversion before the cutoff (Letter ¶3):
+    ``upcoming`` while nothing is earned and Camden Warrants may still vest;
+    ``discharged`` when nothing is earned and none can (all vested or cancelled);
+    ``due`` from the first vesting that earned shares while some are outstanding;
+    ``fulfilled`` by the TrueUpSharesIssued that settled it."""
+    unvested = _unvested(true_up)
+    out = []
+    seen: dict[str, int] = {}
+    for ex in true_up["exercises"]:
+        if not ex["eligible"]:
+            continue
+        seen[ex["instrument"]] = n = seen.get(ex["instrument"], 0) + 1
+        earned_at = [v for v in ex["vestings"] if v["increment"] > 0]
+        issues = [i["event"] for i in ex.get("true_up_shares", ())]
+        common = dict(key=f"true-up/{ex['instrument']}/{n}", kind="true-up",
+                      obligation=f"issue {ex['holder']} the true-up shares for the "
+                                 f"{ACT.get(ex['type'], ex['type'])} of {ex['instrument']} on "
+                                 f"{ex['date']}",
+                      clause=CLAUSE, party="Company", holder=ex["holder"],
+                      interpretations=("trueup_adjustments", "trueup_dividends",
+                                       "same_day_vesting_and_exercise", "camden_tranche_order"),
+                      events=tuple(dict.fromkeys(
+                          [ex["event"], *(i for v in ex["vestings"] for i in v["events"]),
+                           *issues])))
+        if ex["owed"] == 0:
+            if unvested:
+                out.append(Duty(due=None, state="upcoming", shares=0,
+                                explanation=f"nothing earned yet; {unvested} Camden Warrants "
+                                            f"may still vest", **common))
+            else:
+                out.append(Duty(due=None, state="discharged", shares=0,
+                                by="no Camden Warrant is left to vest (all vested or "
+                                   "cancelled) and none earned a true-up", **common))
+            continue
+        first = date.fromisoformat(earned_at[0]["date"]) if earned_at else None
+        explanation = (f"x - y = {ex['owed']} shares earned by the vestings of "
+                       + ", ".join(v["date"] for v in earned_at)
+                       + f"; issued {ex['issued']}")
+        if ex["outstanding"] > 0:
+            out.append(Duty(due=first, state="due", since=first, shares=ex["outstanding"],
+                            explanation=explanation, **common))
+        else:
+            out.append(Duty(due=first, state="fulfilled", since=None, shares=ex["owed"],
+                            by=f"{ex['issued']} true-up shares issued",
+                            by_event=issues[-1] if issues else None,
+                            explanation=explanation, **common))
+    return out
+
+
+def exercises_of(history) -> dict[str, Any]:
+    """The fields ``true_up_duties`` reads, straight from the true-up replay
+    (``projections.trueup.replay.History``), without building the report part (the
+    agenda's path: the explanations and the deferred prices are not needed)."""
+    out = []
+    for acc in history.accounts:
+        ex = acc.exercise
+        before = 0
+        vestings = []
+        for step in acc.steps:
+            vestings.append({"date": step.date.isoformat(), "increment": step.earned - before,
+                             "events": list(step.vestings)})
+            before = step.earned
+        out.append({"event": ex.event, "instrument": ex.instrument, "holder": ex.holder,
+                    "type": ex.type, "date": ex.date.isoformat(), "eligible": ex.eligible,
+                    "owed": acc.earned, "issued": acc.issued, "outstanding": acc.outstanding,
+                    "vestings": vestings,
+                    "true_up_shares": [{"event": e, "shares": n} for e, n in acc.issues]})
+    unvested = sum(iss.unvested for iss in history.book)
+    return {"exercises": out, "camden": {"all": {"unvested": unvested}}}

@@ -1,0 +1,158 @@
+"""The agenda (issue 16): across the deals of a ledger, what falls due in a window, what
+is overdue and what is at risk, one line each with its clause, sorted by date.
+
+``agenda(ledger, ...)`` reads the store once (every record, grouped by deal), computes
+each deal's ``projections.obligations.outlook`` and returns a plain dict: ``items``
+(each with ``date, deal, category, kind, key, state, clause, text, holder, amount``),
+the window, and ``overdue`` (how many), which the CLI turns into its exit code.
+
+Categories: ``overdue`` (an obligation violated and not cured on ``as_of``), ``due``
+(pending, its due day in the window), ``at_risk`` (``outlook.Risk``: a default if
+nothing is done by a day, suspension room, the next payment). Freshness: everything
+is computed from the store as known at ``known_at``; the materialised views are not
+read (a follow-up could read them when their recorded head equals the log's).
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from typing import Any, Iterable, Mapping
+
+from ledger.events import Event
+
+CATEGORY_ORDER = {"overdue": 0, "due": 1, "at_risk": 2}
+
+
+def window_end(start: date, days: int | None, business_days: int | None, calendar) -> date:
+    """``--days N``: ``start`` + N calendar days; ``--business-days N``: the N-th Business
+    Day after ``start`` (RRA §1 Business Day, with the deal's overrides)."""
+    if business_days is not None:
+        return calendar.add_business_days(start, business_days)
+    return start + timedelta(days=30 if days is None else days)
+
+
+def deal_histories(ledger: Any, deals: Iterable[str] | None = None) -> dict[str, list[Event]]:
+    """Every deal's events, read in one pass over the log (``deals``: only those)."""
+    wanted = set(deals) if deals else None
+    out: dict[str, list[Event]] = {}
+    for record in ledger.records():
+        deal = record.get("deal")
+        if wanted is None or deal in wanted:
+            out.setdefault(deal, []).append(Event.from_record(record))
+    return out
+
+
+def deal_agenda(events: list[Event], *, as_of: date, start: date | None = None,
+                days: int | None = None, business_days: int | None = None,
+                known_at: datetime | None = None,
+                interpretations: Mapping[str, str] | None = None
+                ) -> tuple[list[dict[str, Any]], date] | None:
+    """One deal's agenda lines and the end of its window (``None`` if the deal was not
+    opened as known at ``known_at``). Pure."""
+    from projections.obligations.outlook import outlook
+    from projections.timeline import retracted_ids
+
+    start = start or as_of
+    known = [e for e in events if known_at is None or e.recorded_at <= known_at]
+    dead = retracted_ids(known)
+    if not any(e.type == "DealOpened" and e.id not in dead for e in known):
+        return None
+    o = outlook(events, as_of=as_of, start=start, known_at=known_at,
+                interpretations=interpretations)
+    deal = o.deal
+    end = window_end(start, days, business_days, o.timeline.calendar)
+    items: list[dict[str, Any]] = []
+    for d in o.duties:
+        if d.state == "violated":
+            items.append(_item(deal, "overdue", d.violated_since or d.due, d))
+        elif d.state == "due" and (d.due is None or d.due <= end) or (
+                d.state == "upcoming" and d.due and start <= d.due <= end):
+            items.append(_item(deal, "due", d.due, d))
+    for k in o.risks:  # every risk: a default ahead, the room to suspend, the next payment
+        items.append({"date": k.day.isoformat(), "deal": deal, "category": "at_risk",
+                      "kind": k.kind, "key": k.key, "state": None, "clause": k.clause,
+                      "text": k.text, "holder": k.holder, "amount": k.amount, "days": k.days})
+    return items, end
+
+
+def assemble(per_deal: Mapping[str, tuple[list[dict[str, Any]], date]], *, as_of: date,
+             start: date | None, days: int | None, business_days: int | None,
+             known_at: datetime | None) -> dict[str, Any]:
+    """The agenda of several deals' lines: sorted by date, then overdue, due, at risk."""
+    start = start or as_of
+    items = [i for lines, _ in per_deal.values() for i in lines]
+    items.sort(key=lambda i: (i["date"] or "", CATEGORY_ORDER[i["category"]], i["deal"], i["key"]))
+    ends = [end for _, end in per_deal.values()]
+    overdue = sum(1 for i in items if i["category"] == "overdue")
+    return {"as_of": as_of.isoformat(), "from": start.isoformat(),
+            "to": (max(ends) if ends else window_end(start, days, business_days, _fed())
+                   ).isoformat(),
+            "known_at": None if known_at is None else known_at.isoformat(),
+            "deals": sorted(per_deal), "overdue": overdue, "items": items}
+
+
+def agenda_of(histories: Mapping[str, list[Event]], *, as_of: date, start: date | None = None,
+              days: int | None = None, business_days: int | None = None,
+              known_at: datetime | None = None,
+              interpretations: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The agenda of the deals in ``histories`` (pure: no store)."""
+    per_deal = {}
+    for deal in sorted(histories):
+        found = deal_agenda(histories[deal], as_of=as_of, start=start, days=days,
+                            business_days=business_days, known_at=known_at,
+                            interpretations=interpretations)
+        if found is not None:
+            per_deal[deal] = found
+    return assemble(per_deal, as_of=as_of, start=start, days=days,
+                    business_days=business_days, known_at=known_at)
+
+
+def _fed():
+    from ledger.calendar import FED
+
+    return FED
+
+
+def _item(deal: str, category: str, day: date | None, d) -> dict[str, Any]:
+    text = d.obligation + (f" ({d.amount})" if d.amount is not None else "") + (
+        f" ({d.shares} shares)" if d.shares else "") + (
+        f": {'; '.join(d.triggered)}" if category == "overdue" and d.triggered else "")
+    return {"date": day.isoformat() if day else None, "deal": deal, "category": category,
+            "kind": d.kind, "key": d.key, "state": d.state, "clause": d.clause, "text": text,
+            "holder": d.holder, "amount": None if d.amount is None else format(d.amount, "f"),
+            "days": None}
+
+
+def agenda(ledger: Any, *, deals: Iterable[str] | None = None, cache: str | None = None,
+           **options: Any) -> dict[str, Any]:
+    """``agenda_of`` over the ledger's deals (or ``deals``); ``UsageError`` naming an
+    unknown deal. With ``cache`` (a file path), each deal's lines are kept there and
+    reused while fresh (``publishing.agenda_cache``)."""
+    from ledger.errors import UsageError
+
+    if cache is not None:
+        from .agenda_cache import cached_lines
+
+        per_deal = cached_lines(ledger, cache, options)
+    else:
+        histories = deal_histories(ledger, deals)
+        per_deal = {}
+        for deal in sorted(histories):
+            found = deal_agenda(histories[deal], **options)
+            if found is not None:
+                per_deal[deal] = found
+    wanted = set(deals or ())
+    missing = sorted(wanted - set(per_deal))
+    if missing:
+        known = ", ".join(sorted(per_deal if cache is not None else deal_histories(ledger)))
+        raise UsageError(f"no deal {missing[0]!r} in the ledger; known: {known or 'none'}",
+                         field="--deal")
+    if wanted:
+        per_deal = {k: v for k, v in per_deal.items() if k in wanted}
+    return assemble(per_deal, as_of=options["as_of"], start=options.get("start"),
+                    days=options.get("days"), business_days=options.get("business_days"),
+                    known_at=options.get("known_at"))
+
+
+CSV_FIELDS = ("date", "deal", "category", "kind", "state", "clause", "text", "holder",
+              "amount", "key")

@@ -1,0 +1,146 @@
+"""An iCalendar (RFC 5545) file of every dated obligation (issue 16): one VEVENT per
+obligation of each deal, with the ``icalendar`` package.
+
+* ``UID``: ``<obligation key>@<deal>.deal-ledger``; the key is the obligation's kind and
+  the ordinal of its trigger (``projections.obligations``), never an event id, so a
+  correction that moves a date updates the same event in a calendar program.
+* ``SEQUENCE``: how many times the obligation's due day changed, as known at each
+  recording moment of the deal's log (``due_changes``): a retraction and its
+  replacement that move a deadline raise it by one; nothing else does.
+* ``STATUS:CANCELLED`` when the obligation is discharged or excused, else ``CONFIRMED``.
+* ``VALARM``: one per ``remind`` entry, that many Business Days before the due day (the
+  deal's calendar, RRA §1 Business Day), at 09:00 UTC.
+* ``DESCRIPTION``: the clause, the state and a one-line explanation.
+* ``DTSTAMP``: the latest recorded_at counted (``known_at``), never the wall clock, so
+  the same ledger and options give the same bytes.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta, timezone
+from typing import Any, Iterable, Mapping, Sequence
+
+from ledger.events import Event
+
+PRODID = "-//deal-ledger//obligations//EN"
+CANCELLED_STATES = ("discharged", "excused")
+
+
+def due_changes(events: Sequence[Event], *, as_of: date, known_at: datetime | None,
+                interpretations: Mapping[str, str] | None) -> dict[str, int]:
+    """Per obligation key: how many times its due day changed, replaying the deal as
+    known at each distinct recorded_at (up to ``known_at``)."""
+    from projections.obligations.outlook import outlook
+
+    moments = sorted({e.recorded_at for e in events
+                      if known_at is None or e.recorded_at <= known_at})
+    last: dict[str, date] = {}
+    changes: dict[str, int] = {}
+    for m in moments:
+        try:
+            o = outlook(events, as_of=as_of, known_at=m, interpretations=interpretations)
+        except ValueError:   # not opened yet as known then
+            continue
+        for d in o.duties:
+            if d.due is None:
+                continue
+            before = last.get(d.key)
+            if before is not None and before != d.due:
+                changes[d.key] = changes.get(d.key, 0) + 1
+            last[d.key] = d.due
+    return changes
+
+
+def business_days_before(calendar: Any, day: date, n: int) -> date:
+    """The ``n``-th Business Day before ``day`` (``day`` itself never counts)."""
+    count = 0
+    while count < n:
+        day -= timedelta(days=1)
+        if calendar.is_business_day(day):
+            count += 1
+    return day
+
+
+def feed(histories: Mapping[str, list[Event]], *, as_of: date,
+         known_at: datetime | None = None, interpretations: Mapping[str, str] | None = None,
+         remind: Iterable[int] = ()) -> bytes:
+    """The calendar of the deals in ``histories`` (pure: no store, no clock)."""
+    from icalendar import Alarm, Calendar
+    from icalendar import Event as VEvent
+
+    from projections.obligations.outlook import outlook
+    from projections.timeline import retracted_ids
+
+    cal = Calendar()
+    cal.add("prodid", PRODID)
+    cal.add("version", "2.0")
+    cal.add("x-wr-calname", "deal-ledger obligations")
+    remind = sorted(set(remind), reverse=True)
+    for deal in sorted(histories):
+        events = [e for e in histories[deal] if known_at is None or e.recorded_at <= known_at]
+        dead = retracted_ids(events)
+        if not any(e.type == "DealOpened" and e.id not in dead for e in events):
+            continue
+        stamp = max(e.recorded_at for e in events).astimezone(timezone.utc)
+        o = outlook(events, as_of=as_of, interpretations=interpretations)
+        sequence = due_changes(events, as_of=as_of, known_at=known_at,
+                               interpretations=interpretations)
+        for d in o.duties:
+            if d.due is None:
+                continue
+            v = VEvent()
+            v.add("uid", f"{d.key}@{deal}.deal-ledger")
+            v.add("dtstamp", stamp)
+            v.add("dtstart", d.due)
+            v.add("dtend", d.due + timedelta(days=1))
+            v.add("summary", f"{deal}: {d.obligation}")
+            v.add("sequence", sequence.get(d.key, 0))
+            v.add("status", "CANCELLED" if d.state in CANCELLED_STATES else "CONFIRMED")
+            v.add("categories", [d.kind, d.state])
+            by = f" ({d.by})" if d.by else ""
+            v.add("description", f"{d.clause} — {d.state}{by}. {d.explanation}".strip())
+            for n in remind:
+                a = Alarm()
+                a.add("action", "DISPLAY")
+                a.add("description", f"{d.obligation}: due {d.due} ({d.clause})")
+                at = business_days_before(o.timeline.calendar, d.due, n)
+                a.add("trigger", datetime.combine(at, time(9), tzinfo=timezone.utc),
+                      parameters={"VALUE": "DATE-TIME"})
+                v.add_component(a)
+            cal.add_component(v)
+    return cal.to_ical()
+
+
+def calendar_file(ledger: Any, out: str, *, deals: Iterable[str] | None = None,
+                  **options: Any) -> int:
+    """Write ``feed`` of the ledger's deals to ``out`` (whole or not at all); the number
+    of events written."""
+    import os
+    import tempfile
+
+    from .agenda import deal_histories
+    from ledger.errors import UsageError
+
+    histories = deal_histories(ledger, deals)
+    missing = sorted(set(deals or ()) - set(histories))
+    if missing:
+        raise UsageError(f"no deal {missing[0]!r} in the ledger", field="--deal")
+    data = feed(histories, **options)
+    folder = os.path.dirname(os.path.abspath(out))
+    if os.path.isdir(out) or not os.path.isdir(folder):
+        raise UsageError(f"cannot write {out}: "
+                         + ("it is a folder" if os.path.isdir(out) else f"no folder {folder}"),
+                         field="--out")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".calendar-", suffix=".ics")
+    except OSError as err:
+        raise UsageError(f"cannot write in {folder}: {err.strerror}", field="--out") from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, out)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+    return data.count(b"BEGIN:VEVENT")

@@ -1,0 +1,247 @@
+"""Issue 16: the agenda across several deals, with a known answer worked out by hand;
+its exit code; ``--known-at`` reproducing an agenda as it stood; the room to suspend near
+each limit. Calendar facts: 2004-07-13 Tue, 2004-07-15 Thu, 2004-07-20 Tue,
+2004-10-01 Fri, 2004-10-20 Wed, 2004-10-28 Thu; Columbus Day 2004-10-11."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from datetime import timedelta
+
+from projections.obligations.outlook import outlook
+from publishing.agenda import agenda_of
+from tests import letter_support as L
+from tests.cli_support import ok, run
+from tests.support import T0, build, d, ev, opened
+
+LEHMAN = "Lehman Brothers Inc."
+
+
+def deal_a():
+    """Filed 2004-07-13 on time, never effective, Holders never advised."""
+    return [opened("a"), ev("NotesIssued", "2004-06-30", deal="a", holder=LEHMAN,
+                            principal="60000000"), ev("ShelfFiled", "2004-07-13", deal="a")]
+
+
+def deal_b():
+    """Filed 2004-07-20 (5 days late), effective 2004-10-01; nobody notified."""
+    return [opened("b"), ev("NotesIssued", "2004-06-30", deal="b", holder=LEHMAN,
+                            principal="60000000"),
+            ev("ShelfFiled", "2004-07-20", deal="b"), ev("ShelfEffective", "2004-10-01", deal="b")]
+
+
+def histories(start=1):
+    out = {}
+    for objs in (deal_a(), deal_b(), L.camden_137(1_000_000)):
+        events = build(objs, start_seq=start)
+        start += len(events)
+        out[events[0].deal] = events
+    return out
+
+
+EXPECTED = {
+    # a: advise the selling Holders within 5 Business Days of the filing 2004-07-13:
+    # Jul 14, 15, 16, 19, 20 -> due 2004-07-20, overdue from 2004-07-21
+    ("2004-07-21", "a", "overdue", "advise-holders/ShelfFiled/1"),
+    # a: effective by 2004-10-28 (120 days after 2004-06-30), in the window to 10-30
+    ("2004-10-28", "a", "due", "shelf-effective"),
+    ("2004-10-28", "a", "at_risk", "shelf-effective"),
+    # b: default (i) date 2004-07-15 + 2 Business Days (Fri 16, Mon 19) = 2004-07-19
+    ("2004-07-20", "b", "overdue", "notify-trustee/(i)/1"),
+    # b: filing 2004-07-20 + 5 Business Days (21, 22, 23, 26, 27) = 2004-07-27
+    ("2004-07-28", "b", "overdue", "advise-holders/ShelfFiled/1"),
+    # b: effective 2004-10-01 + 5 Business Days (Oct 4, 5, 6, 7, 8) = 2004-10-08
+    ("2004-10-09", "b", "overdue", "advise-holders/ShelfEffective/1"),
+    # b: a suspension from 2004-10-20: its 45th day 10-20 + 44 = 2004-12-03; 90 in 360:
+    # its 90th day 10-20 + 89 = 2005-01-17
+    ("2004-12-03", "b", "at_risk", "suspension-room/single_period"),
+    ("2005-01-17", "b", "at_risk", "suspension-room/aggregate"),
+    # b: default (i) accrued 2004-07-16 to 2004-07-20: 4 days;
+    # 60,000,000 x 0.0025 x 4/360 = 1,666.67, payable 2005-01-18 (Jan 15 Sat, 17 MLK)
+    ("2005-01-18", "b", "at_risk", f"next-payment/2005-01-15/{LEHMAN}"),
+    # ltr: the true-up earned at the vesting of 2002-09-01, not yet issued
+    ("2002-09-01", "ltr", "due", "true-up/W/1"),
+}
+
+
+def lines(result):
+    return {(i["date"], i["deal"], i["category"], i["key"]) for i in result["items"]}
+
+
+def test_agenda_across_deals_has_the_known_answer():
+    result = agenda_of(histories(), as_of=d("2004-10-20"), days=10)
+    assert lines(result) == EXPECTED
+    assert result["overdue"] == 4 and result["to"] == "2004-10-30"
+    dates = [i["date"] for i in result["items"]]
+    assert dates == sorted(dates)
+    [pay] = [i for i in result["items"] if i["kind"] == "payment"]
+    assert pay["amount"] == "1666.67" and pay["clause"] == "RRA §3(a), §3(b)"
+    assert all(i["clause"] for i in result["items"])
+
+
+def test_business_days_window():
+    # 6 Business Days after 2004-10-20 (Wed): 21, 22, 25, 26, 27, 28 -> 2004-10-28
+    result = agenda_of(histories(), as_of=d("2004-10-20"), business_days=6)
+    assert result["to"] == "2004-10-28"
+    assert ("2004-10-28", "a", "due", "shelf-effective") in lines(result)
+    result = agenda_of(histories(), as_of=d("2004-10-20"), business_days=5)
+    assert ("2004-10-28", "a", "due", "shelf-effective") not in lines(result)
+
+
+def test_known_at_reproduces_the_agenda_as_it_stood():
+    h = histories()
+    # later, the operator records that Holders of deal a were advised on 2004-07-16
+    late = build([ev("HoldersAdvised", "2004-07-16", deal="a")], start_seq=100,
+                 recorded=[T0 + timedelta(days=30)])
+    h["a"] = h["a"] + late
+    before = T0 + timedelta(days=1)
+    then = agenda_of(h, as_of=d("2004-10-20"), days=10, known_at=before)
+    assert lines(then) == EXPECTED
+    now = agenda_of(h, as_of=d("2004-10-20"), days=10)
+    assert lines(now) == EXPECTED - {("2004-07-21", "a", "overdue",
+                                      "advise-holders/ShelfFiled/1")}
+    assert now["overdue"] == 3
+
+
+def room(objs, start, deal="rra"):
+    o = outlook(build([opened(deal), ev("NotesIssued", "2004-06-30", deal=deal, holder=LEHMAN,
+                                        principal="60000000"),
+                       ev("ShelfFiled", "2004-07-13", deal=deal),
+                       ev("ShelfEffective", "2004-10-01", deal=deal), *objs]),
+                as_of=d(start))
+    return {k.key: (k.day.isoformat(), k.days) for k in o.risks
+            if k.kind in ("suspension_limit", "allowance_grows")}
+
+
+def test_room_to_suspend_near_the_90_day_limit():
+    # 40 days suspended 2005-03-01..2005-04-09 (ended 04-10). From 2005-04-20 the 90-day
+    # window holds 40 + n; n = 6 exceeds 45 on 04-25: room 5 days, to 2005-04-24.
+    # Its own 45th day: 04-20 + 44 = 2005-06-03. 90 in 360: 40 + n > 90 at n = 51:
+    # 04-20 + 50 = 06-09, last day 2005-06-08 (50 days). The 90-day allowance grows again
+    # when 2005-03-01 leaves the window: 03-01 + 90 = 2005-05-30; the 360-day one
+    # 2005-03-01 + 360 = 2006-02-24.
+    got = room([ev("SuspensionStarted", "2005-03-01", material_transaction=False),
+                ev("SuspensionEnded", "2005-04-10")], "2005-04-20")
+    assert got == {"suspension-room/window": ("2005-04-24", 5),
+                   "suspension-room/single_period": ("2005-06-03", 45),
+                   "suspension-room/aggregate": ("2005-06-08", 50),
+                   "suspension-allowance/90": ("2005-05-30", None),
+                   "suspension-allowance/360": ("2006-02-24", None)}
+
+
+def test_room_to_suspend_near_the_360_day_limit():
+    # 44 days 2005-01-01..2005-02-13 and 44 days 2005-05-01..2005-06-13: 88 in 360.
+    # From 2005-09-01 (the 90-day window is empty): 88 + n > 90 at n = 3: room 2 days,
+    # to 2005-09-02.
+    got = room([ev("SuspensionStarted", "2005-01-01", material_transaction=False),
+                ev("SuspensionEnded", "2005-02-14"),
+                ev("SuspensionStarted", "2005-05-01", material_transaction=False),
+                ev("SuspensionEnded", "2005-06-14")], "2005-09-01")
+    assert got["suspension-room/aggregate"] == ("2005-09-02", 2)
+    assert got["suspension-room/single_period"] == ("2005-10-15", 45)
+    # 2005-01-01 + 360 days = 2005-12-27
+    assert got["suspension-allowance/360"] == ("2005-12-27", None)
+
+
+def test_no_room_while_a_suspension_is_open():
+    assert room([ev("SuspensionStarted", "2005-03-01", material_transaction=False)],
+                "2005-03-10") == {}
+
+
+# --- the command: exit codes, --json, --csv -----------------------------------------
+
+def _ledger(tmp_path):
+    db = str(tmp_path / "l.db")
+    for deal, objs in (("a", deal_a()[1:]), ("b", deal_b()[1:])):
+        ok(run("init", deal, "--template", "infocrossing-rra-2004", "--db", db))
+        ok(run("append", "--db", db, input="".join(json.dumps(o) + "\n" for o in objs)))
+    return db
+
+
+def test_exit_code_is_1_when_something_is_overdue_and_0_when_not(tmp_path):
+    db = _ledger(tmp_path)
+    res = run("agenda", "--db", db, "--as-of", "2004-10-20", "--days", "10")
+    assert res.exit_code == 1
+    assert "overdue" in res.stdout and "RRA §3(b)" in res.stdout
+    # on 2004-07-14 nothing is overdue yet: a's advice is due 07-20
+    res = run("agenda", "--db", db, "--as-of", "2004-07-14", "--deal", "a", "--days", "10")
+    assert res.exit_code == 0, res.output
+    assert "2004-07-20" in res.stdout
+
+
+def test_json_and_csv(tmp_path):
+    db = _ledger(tmp_path)
+    res = run("agenda", "--db", db, "--as-of", "2004-10-20", "--days", "10", "--json")
+    data = json.loads(res.stdout)
+    assert data["overdue"] == 4 and data["deals"] == ["a", "b"]
+    res = run("agenda", "--db", db, "--as-of", "2004-10-20", "--days", "10", "--csv")
+    rows = list(csv.DictReader(io.StringIO(res.stdout)))
+    assert len(rows) == len(data["items"]) and rows[0]["clause"]
+
+
+def test_bad_options_are_one_line(tmp_path):
+    db = _ledger(tmp_path)
+    res = run("agenda", "--db", db, "--days", "3", "--business-days", "2")
+    assert res.exit_code == 2 and res.stderr.startswith("error: ")
+    res = run("agenda", "--db", db, "--deal", "nope")
+    assert res.exit_code == 2 and "nope" in res.stderr and "Traceback" not in res.output
+
+
+# --- the cache: reused while fresh, recomputed where touched -------------------------
+
+def test_cache_gives_the_same_agenda_and_follows_appends(tmp_path):
+    db, cache = _ledger(tmp_path), str(tmp_path / "agenda.json")
+    args = ("agenda", "--db", db, "--as-of", "2004-10-20", "--days", "10", "--json")
+    plain = json.loads(run(*args).stdout)
+    first = json.loads(run(*args, "--cache", cache).stdout)     # computed, then kept
+    again = json.loads(run(*args, "--cache", cache).stdout)     # reused
+    assert plain == first == again
+    with open(cache) as fh:
+        kept = json.load(fh)
+    assert set(kept["deals"]) == {"a", "b"}
+    # the Holders of deal a advised on 2004-07-16: a is recomputed, b reused
+    ok(run("append", "--db", db, input=json.dumps(ev("HoldersAdvised", "2004-07-16",
+                                                     deal="a")) + "\n"))
+    fresh = json.loads(run(*args).stdout)
+    cached = json.loads(run(*args, "--cache", cache).stdout)
+    assert cached == fresh and cached["overdue"] == 3
+    # other options: computed afresh
+    other = json.loads(run(*args[:-1], "--deal", "a", "--json", "--cache", cache).stdout)
+    assert other["deals"] == ["a"]
+
+
+def test_cache_of_another_ledger_is_not_used(tmp_path):
+    cache = str(tmp_path / "agenda.json")
+    db = _ledger(tmp_path)
+    args = ("--as-of", "2004-10-20", "--days", "10", "--json", "--cache", cache)
+    run("agenda", "--db", db, *args)
+    other = str(tmp_path / "other.db")
+    ok(run("init", "c", "--template", "infocrossing-rra-2004", "--db", other))
+    res = json.loads(run("agenda", "--db", other, *args).stdout)
+    assert res["deals"] == ["c"]
+
+
+def test_next_payment_if_the_default_runs_on():
+    # never effective: default (ii) accrues from 2004-10-29. As of 2004-11-30: through
+    # 11-30, 30/360 days 10-29 -> 12-01 = 32: 60,000,000 x 0.0025 x 32/360 = 13,333.33.
+    # If not cured before the period ends (2005-01-15): 10-29 -> 01-15 = 76 days:
+    # 60,000,000 x 0.0025 x 76/360 = 31,666.67
+    o = outlook(build([opened(), ev("NotesIssued", "2004-06-30", holder=LEHMAN,
+                                    principal="60000000"), ev("ShelfFiled", "2004-07-13")]),
+                as_of=d("2004-11-30"))
+    [pay] = [k for k in o.risks if k.kind == "payment"]
+    assert pay.day == d("2005-01-18") and pay.amount == "13333.33"
+    assert pay.text.endswith("31666.67 if no default is cured before 2005-01-15")
+
+
+def test_bad_from_and_unwritable_paths_are_one_line(tmp_path):
+    from tests.cli_support import refused
+
+    db = _ledger(tmp_path)
+    assert "--from" in refused(run("agenda", "--db", db, "--from", "2005-13-01"), 2)
+    assert "--cache" in refused(run("agenda", "--db", db, "--cache",
+                                    str(tmp_path / "no" / "c.json")), 2)
+    assert "--out" in refused(run("calendar", "--db", db, "--out",
+                                  str(tmp_path / "no" / "x.ics")), 2)

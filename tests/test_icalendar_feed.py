@@ -1,0 +1,101 @@
+"""Issue 16: the iCalendar file, parsed back; a correction that moves one deadline
+changes only that event's date (and what is computed from it) and raises its SEQUENCE.
+Calendar facts: 2004-10-28 Thu, Columbus Day 2004-10-11, 2004-11-10 Wed, 2004-11-12 Fri,
+Veterans Day 2004-11-11, Thanksgiving 2004-11-25."""
+
+from __future__ import annotations
+
+import json
+from datetime import date, datetime, timezone
+
+from icalendar import Calendar
+
+from publishing.icalendar_feed import feed
+from tests.cli_support import ok, refused, run
+from tests.support import build, d, ev, opened
+from tests.test_agenda import deal_a, deal_b
+
+LEHMAN = "Lehman Brothers Inc."
+
+
+def events_of(data: bytes) -> dict[str, object]:
+    cal = Calendar.from_ical(data)
+    out = {}
+    for v in cal.walk("VEVENT"):
+        uid = str(v["UID"])
+        assert uid not in out, uid
+        out[uid] = v
+    return out
+
+
+def _ledger(tmp_path):
+    db = str(tmp_path / "l.db")
+    for deal, objs in (("a", deal_a()[1:]), ("b", deal_b()[1:])):
+        ok(run("init", deal, "--template", "infocrossing-rra-2004", "--db", db))
+        ok(run("append", "--db", db, input="".join(json.dumps(o) + "\n" for o in objs)))
+    return db
+
+
+def test_round_trip_with_alarms_business_days_before(tmp_path):
+    db, out = _ledger(tmp_path), str(tmp_path / "o.ics")
+    assert "wrote" in ok(run("calendar", "--db", db, "--out", out, "--as-of", "2004-10-20",
+                             "--remind", "10,5,1"))
+    with open(out, "rb") as fh:
+        found = events_of(fh.read())
+    v = found["shelf-effective@a.deal-ledger"]
+    # RRA §2(a)(ii): 120 days after 2004-06-30
+    assert v["DTSTART"].dt == date(2004, 10, 28) and v["DTEND"].dt == date(2004, 10, 29)
+    assert str(v["STATUS"]) == "CONFIRMED" and int(v["SEQUENCE"]) == 0
+    assert "RRA §2(a)(ii)" in str(v["DESCRIPTION"]) and "upcoming" in str(v["DESCRIPTION"])
+    # Business Days before Thu 2004-10-28: 1 -> Wed 10-27; 5 -> 27, 26, 25, 22, 21 ->
+    # Thu 10-21; 10 -> 20, 19, 18, 15, 14 -> Thu 10-14
+    triggers = sorted(a["TRIGGER"].dt for a in v.walk("VALARM"))
+    assert triggers == [datetime(2004, 10, day, 9, tzinfo=timezone.utc) for day in (14, 21, 27)]
+    assert {"file-shelf@a.deal-ledger", "file-shelf@b.deal-ledger",
+            "notify-trustee/(i)/1@b.deal-ledger"} <= set(found)
+
+
+def test_discharged_obligations_are_cancelled(tmp_path):
+    db, out = _ledger(tmp_path), str(tmp_path / "o.ics")
+    ok(run("calendar", "--db", db, "--out", out, "--as-of", "2007-01-01", "--deal", "b"))
+    with open(out, "rb") as fh:
+        found = events_of(fh.read())
+    # b effective 2004-10-01: the Effectiveness Period ended on its 2nd anniversary
+    v = found["keep-effective@b.deal-ledger"]
+    assert v["DTSTART"].dt == date(2006, 10, 1) and str(v["STATUS"]) == "CANCELLED"
+    assert all(u.endswith("@b.deal-ledger") for u in found)
+
+
+def test_bad_remind_writes_nothing(tmp_path):
+    db, out = _ledger(tmp_path), tmp_path / "o.ics"
+    refused(run("calendar", "--db", db, "--out", str(out), "--remind", "x"), 2)
+    assert not out.exists()
+
+
+def test_a_retraction_that_moves_a_deadline_changes_only_that_event():
+    base = [opened(), ev("NotesIssued", "2004-06-30", holder=LEHMAN, principal="60000000"),
+            ev("ShelfFiled", "2004-07-13"), ev("ShelfEffective", "2004-10-01"),
+            ev("QuestionnaireRequested", "2004-11-10", holders=[LEHMAN])]
+    fixed = base + [ev("EventRetracted", "2004-11-12", event_id="e5", reason="wrong date"),
+                    ev("QuestionnaireRequested", "2004-11-12", holders=[LEHMAN])]
+    before = events_of(feed({"rra": build(base)}, as_of=d("2004-11-20"), remind=(1,)))
+    after = events_of(feed({"rra": build(fixed)}, as_of=d("2004-11-20"), remind=(1,)))
+    assert set(before) == set(after)
+    moved = f"questionnaire/{LEHMAN}/1@rra.deal-ledger"
+    # 20 Business Days after 2004-11-10 is 2004-12-10 (SPEC §8 example 3); after
+    # 2004-11-12 (Fri): Nov 15-19 (5), 22-24 (8), 26 (9), 29-30 (11), Dec 1-3 (14),
+    # 6-10 (19), 13 (20) -> 2004-12-13, a Monday
+    assert before[moved]["DTSTART"].dt == date(2004, 12, 10)
+    assert after[moved]["DTSTART"].dt == date(2004, 12, 13)
+    assert (int(before[moved]["SEQUENCE"]), int(after[moved]["SEQUENCE"])) == (0, 1)
+    for uid in before:
+        changed = {k for k in set(before[uid]) | set(after[uid])
+                   if k != "DTSTAMP" and before[uid].get(k) != after[uid].get(k)}
+        if uid == moved:
+            # the date, the sequence and the arithmetic that states the date
+            assert changed <= {"DTSTART", "DTEND", "SEQUENCE", "DESCRIPTION"}, changed
+            assert {"DTSTART", "SEQUENCE"} <= changed
+        else:
+            assert changed == set(), (uid, changed)
+            assert [a.to_ical() for a in before[uid].walk("VALARM")] == \
+                [a.to_ical() for a in after[uid].walk("VALARM")]
