@@ -15,7 +15,8 @@ tests build (``tests/test_rra_reference_examples.py``, ``tests/test_letter_refer
   drops the last event, for the first cases of each kind.
 
 The test histories are found by running those test files once with ``report`` wrapped to
-record its inputs; they are pickled to ``--cases FILE`` (default ``OUTDIR/../cases.pkl``)
+record its inputs; they and one build of the demo (whose ids and recording times are new
+on every build) are pickled to ``--cases FILE`` (default ``OUTDIR/../explain-cases.pkl``)
 so that a second snapshot, after the change, reads the very same inputs even if the tests
 themselves changed meanwhile. Compare two snapshots with ``diff -r`` or ``--compare``.
 """
@@ -227,11 +228,12 @@ def main(argv: list[str] | None = None) -> int:
     sys.setrecursionlimit(10000)
     cases_file = args.cases or args.outdir.parent / "explain-cases.pkl"
     if cases_file.exists():
-        cases = _thaw(pickle.loads(cases_file.read_bytes()))
-    else:
-        cases = capture_cases()
-        cases_file.write_bytes(pickle.dumps(_freeze(cases)))
-    for k, case in enumerate(demo_cases()):
+        saved = pickle.loads(cases_file.read_bytes())
+        cases, demo = _thaw(saved["tests"]), _thaw(saved["demo"])
+    else:   # the demo's ids and recording times are new on every build: keep one build
+        cases, demo = capture_cases(), demo_cases()
+        cases_file.write_bytes(pickle.dumps({"tests": _freeze(cases), "demo": _freeze(demo)}))
+    for case in demo:
         write_case(args.outdir / case["name"], case, deep=True)
     for k, case in enumerate(cases):
         write_case(args.outdir / f"case-{k:04d}", case, deep=k % 10 == 0)
