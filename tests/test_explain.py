@@ -432,6 +432,34 @@ def test_a_mutated_engine_result_is_caught_by_explain():
     assert out["explanation"]["checks"] == [] and out["reproduces_figure"] is None
 
 
+def test_each_holder_of_one_position_gets_its_own_forfeit_text():
+    """conversion_forfeits=all_unpaid. A and B hold 30,000,000 each (SPEC §8.1): 30,000,000 ×
+    0.25% × 16/360 = 3,333.33 each for 2005-01-15. A is paid 1,000.00 on 2005-01-20 and
+    converts on 2005-02-01: the unpaid 2,333.33… is lost, A is owed 1,000.00. B converts
+    nothing: its text must not say B lost anything (the text was shared by position and
+    showed A's 1,000.000000 for B; found by re-checking every step)."""
+    objs = [opened(), *(ev("NotesIssued", "2004-06-30", holder=h, principal="30000000")
+                        for h in ("A", "B")),
+            ev("ShelfFiled", "2004-07-13"), ev("ShelfEffective", "2004-11-15"),
+            ev("AdditionalInterestPaid", "2005-01-20", payment_date="2005-01-15", holder="A",
+               amount="1000.00"),
+            ev("NotesConverted", "2005-02-01", holder="A", principal="30000000",
+               shares=1953125)]
+    events = build(objs)
+    rep = report(events, as_of=date(2005, 3, 1), interpretations={
+        "conversion_forfeits": "all_unpaid"})
+    pay = rep["additional_interest"]["payments"][0]
+    assert pay["amounts"] == {"A": "1000.00", "B": "3333.33"}
+    assert pay["basis"]["A"]["arithmetic"].endswith(
+        "less the part unpaid on the day its Notes were converted "
+        "(conversion_forfeits=all_unpaid) = 1000.000000 → 1000.00")
+    assert pay["basis"]["B"]["arithmetic"] == (
+        "30000000 × 0.25% × 16/360 [2004-10-29, 2004-11-15) = 3333.333333… → 3333.33")
+    for holder in ("A", "B"):
+        out = explain(rep, f"{PAY_1}.amounts.{holder}", events)
+        assert out["arithmetic_checks_ok"] and out["reproduces_figure"], holder
+
+
 def test_every_figure_of_the_demo_is_rechecked_and_holds():
     """Every figure path of both demo deals: every step re-done holds, and what is not
     re-checked is only text that carries no data."""

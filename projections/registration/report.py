@@ -208,7 +208,9 @@ class Behind:
     def arithmetic(self, a: HolderAmount) -> str:
         """The written-out sum, once per distinct (sub-periods, principal, forfeits): a
         thousand Holders with the same position share one."""
-        key = (a.steps, a.forfeited)
+        # the text ends on the exact amount, which conversion_forfeits=all_unpaid makes
+        # differ between Holders of one position: it is part of the key
+        key = (a.steps, a.forfeited, a.num, a.den, a.before_num, a.before_den)
         found = self.texts.get(key)
         if found is None:
             found = self.texts[key] = amount_arithmetic(a, self.r.accrual)
@@ -218,7 +220,8 @@ class Behind:
         """``amount_basis(...).to_json(readings)`` for one Holder's amount, sharing what
         Holders with the same position share (a 1,000-Holder deal has 1,000 per date)."""
         behind = self.of(a.steps + a.forfeited)
-        key = (behind, a.steps, a.forfeited, a.amount, a.ended, a.entitlement)
+        key = (behind, a.steps, a.forfeited, a.num, a.den, a.before_num, a.before_den,
+               a.amount, a.ended, a.entitlement)
         shape = self.shapes.get(key)
         if shape is None:  # all but the events is the same for the same position
             shape = self.shapes[key] = amount_basis(

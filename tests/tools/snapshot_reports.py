@@ -175,6 +175,7 @@ def compare(before: Path, after: Path) -> int:
 
 
 RECHECK_KEYS = {"checks", "unchecked", "arithmetic_checks_ok", "arithmetic_unchecked",
+                "arithmetic_operations_rechecked",
                 "reproduces_figure", "recheck"}
 
 
@@ -187,16 +188,32 @@ def _strip(value: Any) -> Any:
 
 
 def _text_strip(text: str) -> str:
-    keep = []
+    """The explain text without its re-check lines: the ``re-checked:`` and ``not
+    re-checked:`` items (with their wrapped continuation lines), the closing ``arithmetic
+    re-checked:`` summary (to the next figure), and the tree's glyphs (an item that was
+    last before a re-check line was added is drawn ``├`` rather than ``└``)."""
+    keep: list[str] = []
+    skipping = summary = False
     for line in text.splitlines():
-        body = line.lstrip(" │├└─")
-        if body.startswith(("re-checked", "not re-checked", "arithmetic re-checked")):
+        if line.startswith("### "):
+            summary = skipping = False
+        if summary:
             continue
-        if keep and line.startswith(" ") and not line.lstrip(" │").startswith(("├", "└")) \
-                and keep[-1].lstrip(" │├└─").startswith(("re-checked", "not re-checked")):
+        if line.startswith("arithmetic re-checked"):
+            summary = True
             continue
-        keep.append(line)
+        body = line.translate(GLYPHS)
+        item = body.lstrip()
+        starts_item = any(g in line for g in "├└")
+        if starts_item:
+            skipping = item.startswith(("re-checked", "not re-checked"))
+        if skipping:
+            continue
+        keep.append(" ".join(body.split()))
     return "\n".join(keep)
+
+
+GLYPHS = str.maketrans({c: " " for c in "│├└─"})
 
 
 def _freeze(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
