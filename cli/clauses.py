@@ -78,8 +78,7 @@ def show_page(page: dict) -> None:
     if page.get("note"):
         out.print(f"[dim]{escape(page['note'])}[/dim]")
     if page["contract_text"]:
-        for line in page["contract_text"].split("\n"):
-            click.echo(f"  {line}" if line else "")
+        click.echo(page["contract_text"])   # as printed: its lines fit 80 columns
     out.print(f"\n[bold]Rules that implement it[/bold] ({len(page['rules'])}):")
     for r in page["rules"]:
         out.print(f"  {escape(r['rule'])}: {escape(r['doc'])}")
