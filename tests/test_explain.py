@@ -432,6 +432,29 @@ def test_a_mutated_engine_result_is_caught_by_explain():
     assert out["explanation"]["checks"] == [] and out["reproduces_figure"] is None
 
 
+def test_wrong_report_figures_are_caught_by_the_recheck():
+    """A report whose figures were mutated (as a wrong engine would give them): the
+    re-check, redone from the data, says the arithmetic does not hold."""
+    events = rra(*EXAMPLE_1, ev("SuspensionStarted", "2005-03-01", material_transaction=False),
+                 ev("SuspensionEnded", "2005-04-20"))
+    rep = report(events, as_of=date(2005, 5, 1))
+    # SuspensionStarted 2005-03-01, ended 2005-04-20: days 03-01 .. 04-19 = 31 + 19 = 50;
+    # the 90 days ending 2005-05-01 start 2005-02-01 and hold all 50
+    assert rep["suspensions"]["trailing_90"] == 50
+    ok_ = explain(rep, "suspensions.trailing_90", events)
+    assert ok_["arithmetic_checks_ok"] and ok_["reproduces_figure"] is True
+    assert ok_["explanation"]["arithmetic"] == "50 = 50"
+    # 45 - 50 < 0: nothing left of the 45-in-90 allowance
+    assert explain(rep, "suspensions.remaining_90", events)["arithmetic_checks_ok"]
+    rep["suspensions"]["trailing_90"] = 49
+    assert explain(rep, "suspensions.trailing_90", events)["arithmetic_checks_ok"] is False
+    rep["suspensions"]["periods"][0]["days"] = 49
+    assert explain(rep, "suspensions.periods[0].days", events)["arithmetic_checks_ok"] is False
+    # the payment total: 6,666.67 (SPEC §8 example 1); a total of 6,666.68 does not add up
+    rep["additional_interest"]["payments"][0]["total"] = "6666.68"
+    assert explain(rep, f"{PAY_1}.total", events)["arithmetic_checks_ok"] is False
+
+
 def test_each_holder_of_one_position_gets_its_own_forfeit_text():
     """conversion_forfeits=all_unpaid. A and B hold 30,000,000 each (SPEC §8.1): 30,000,000 ×
     0.25% × 16/360 = 3,333.33 each for 2005-01-15. A is paid 1,000.00 on 2005-01-20 and
