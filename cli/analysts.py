@@ -106,6 +106,8 @@ def show_explanation(result: dict, out) -> None:
     _tree_node(root.add(f"[bold]{escape(node['title'])}[/bold]"), node)
     out.print(root)
     checks = "all hold" if result["arithmetic_checks_ok"] else "SOME DO NOT HOLD"
+    if result.get("arithmetic_operations_rechecked"):
+        checks += f" ({result['arithmetic_operations_rechecked']} operations re-done from the data)"
     skipped = len(result.get("arithmetic_unchecked") or ())
     if skipped:   # never claim a check that was not made
         checks += f" ({skipped} statement(s) not re-checked)" if result[

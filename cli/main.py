@@ -53,4 +53,4 @@ def main() -> None:
 
 
 # The commands attach themselves to ``cli``; imported last because they import it.
-from . import agenda, analysts, auditing, demo, operators, reports  # noqa: E402,F401
+from . import agenda, analysts, auditing, clauses, demo, operators, reports  # noqa: E402,F401

@@ -2,8 +2,11 @@
 
 Every default, rate segment, payment amount, deadline, price and true-up carries a
 ``Basis``: the clause it implements, the rule in plain words, the interpretations it
-relied on, the event ids behind it and the arithmetic that produced it (as text, and
-where a projection gives it, as data: ``computation``).
+relied on, the event ids behind it and the arithmetic that produced it. The arithmetic is
+a ``projections.worked.Worked`` where the rule recorded its steps: the display text (what
+the report JSON holds, unchanged) carrying each operation with its exact operands,
+rounding rule and result in memory, which ``explain`` re-computes; the letter's prices
+and shares also give their ``computation`` as data in the JSON.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from ledger.events import Event, format_timestamp
 
-from .explain import ABSENT, FigureError, locate, parse_path, strip_basis
+from .figures import ABSENT, FigureError, locate, parse_path, strip_basis
 from .interpretations import resolve
 from .report import report
 from .timeline import retracted_ids
@@ -48,7 +48,7 @@ def _status(before: Any, after: Any) -> str:
 
 def history(events: Sequence[Event], figure: str, *, as_of: date,
             interpretations: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """Every change of ``figure`` (a path, see ``projections.explain``) in the report as of
+    """Every change of ``figure`` (a path, see ``projections.figures``) in the report as of
     ``as_of``, as known at each recording moment. ``FigureError`` if the path is malformed
     or ambiguous, or names nothing at any moment."""
     parse_path(figure)

@@ -16,7 +16,7 @@ rule, is refused with one line naming where it came from, the field and the rule
   the changed history under the interpretations of ``changes``.
 
 The result holds both reports and ``diff``: one row per figure that differs
-(``figure`` path as ``projections.explain.figure_paths`` names it, ``baseline``,
+(``figure`` path as ``projections.figures.figure_paths`` names it, ``baseline``,
 ``scenario``, ``change``: changed, added, removed), leaving out ``basis`` trees and
 event-id lists, which are provenance rather than figures.
 """
@@ -33,7 +33,7 @@ from ledger import guards
 from ledger.errors import LedgerError, UsageError
 from ledger.events import Event, NewEvent, format_timestamp
 
-from .explain import NOISE, dotted_prefixes, entry_selectors, quote_key, strip_basis
+from .figures import NOISE, dotted_prefixes, entry_selectors, quote_key, strip_basis
 from .interpretations import resolve
 from .report import report
 

@@ -1,7 +1,7 @@
 """Every clause the code cites exists in the contract texts, and has a plain statement.
 
 The citations are read from the sources of ``ledger/`` and ``projections/`` (docstrings,
-comments, strings) with ``projections.explain.citations``. An RRA citation must be found in
+comments, strings) with ``projections.clauses.citations``. An RRA citation must be found in
 ``registration-rights-agreement-2004-06-30.txt`` in order: ``§3(a)(ii)`` is section 3,
 then a ``(a)`` marker in it, then a ``(ii)`` marker after that; ``§1 <Defined Term>`` is a
 definition in section 1 (``TERM:``), and ``(A)`` after a term must be in that definition.
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from projections.explain import Citation, citations, statement
+from projections.clauses import Citation, citations, statement
 
 ROOT = Path(__file__).resolve().parent.parent
 RRA_FILE = "registration-rights-agreement-2004-06-30.txt"

@@ -15,8 +15,9 @@ from cli.main import cli
 from publishing.demo import letter_history, rra_history
 from ledger.events import parse_event
 from ledger.store import Ledger
-from projections.explain import (
-    CLAUSES, FigureError, RATE_TIERS, evaluate, explain, figure_paths, locate, recheck)
+from projections.clauses import CLAUSES, RATE_TIERS
+from projections.explain import explain, figure_paths
+from projections.figures import FigureError, locate
 from projections.interpretations import REGISTRY
 from projections.report import report
 from tests.support import build, ev, opened
@@ -74,8 +75,8 @@ def test_spec_example_1_amount_is_explained_and_its_arithmetic_reproduces_it():
     node = out["explanation"]
     assert "60000000 × 0.25% × 16/360" in node["arithmetic"]
     [check] = node["checks"]
-    assert check["ok"] and check["result"] == "6666.67"
-    assert close(evaluate(check["expression"]), by_hand)
+    assert check["ok"] and check["result"] == "6666.67" == money(by_hand)
+    assert check["expression"].startswith("60000000 × 0.25% × 16/360 [2004-10-29, 2004-11-15)")
     assert out["arithmetic_checks_ok"] is True and out["reproduces_figure"] is True
     assert clause_refs(node) == ["RRA §3(a)", "RRA §3(b)"]
     assert node["clauses"][0]["statement"] == CLAUSES["RRA §3(a)"]
@@ -374,15 +375,130 @@ def test_bad_paths_say_what_is_wrong(path, message):
 
 
 def test_the_arithmetic_checker_catches_a_wrong_result():
-    assert recheck("2 × 3 = 7")[0]["ok"] is False
-    assert recheck("60000000 × 0.25% × 16/360 = 6666.666666… → 6666.66")[0]["ok"] is False
-    assert recheck("60000000 × 0.25% × 16/360 = 6666.666666… → 6666.67")[0]["ok"] is True
-    assert recheck("100000 × 3.00 / 2.9286 = 102438 (rounded down)")[0]["ok"] is True
-    assert recheck("100000 × 3.00 / 2.9286 = 102439 (rounded down)")[0]["ok"] is False
-    assert recheck("2004-06-30 + 15 days = 2004-07-15") == []
-    assert close(evaluate("20000000 × (0.25% × 4/360 [2004-07-16, 2004-07-20) + 0.25% × 16/360 "
-                          "[2004-10-29, 2004-11-15))"),
-                 Decimal(20_000_000) * Decimal("0.0025") * 20 / 360)
+    """The checker recomputes steps (data), never text: a step whose recorded result is
+    wrong fails, wherever it sits in the tree."""
+    from fractions import Fraction
+
+    from projections.worked import Step, recheck
+
+    def amount(result, exact=Fraction(20_000, 3)):
+        # 60,000,000 × 0.25% × 16/360 = 6,666.666… → 6,666.67 (half-up, cents)
+        day_count = Step("day_count", ("30/360", date(2004, 10, 29), date(2004, 11, 15)),
+                         Fraction(16, 360))
+        product = Step("product", (P, Step("percent", (Decimal("0.25"),), Fraction(1, 400)),
+                                   day_count), exact)
+        return Step("round", (product,), result, rounding=("half_up", 2))
+
+    assert recheck([amount(Decimal("6666.67"))])[0]["ok"] is True
+    assert recheck([amount(Decimal("6666.66"))])[0]["ok"] is False
+    assert recheck([amount(Decimal("6666.67"), exact=Fraction(6666))])[0]["ok"] is False
+    # 100,000 × 3.00 / 2.9286 = 102,438.025… → 102,438 rounded down
+    shares = Step("quotient", (Step("product", (100_000, Decimal("3.00")), 300_000),
+                               Decimal("2.9286")), Fraction(300_000) / Fraction("2.9286"))
+    assert recheck([Step("round", (shares,), 102_438, rounding=("down", 0))])[0]["ok"] is True
+    assert recheck([Step("round", (shares,), 102_439, rounding=("down", 0))])[0]["ok"] is False
+    # 2004-06-30 + 15 days = 2004-07-15 (RRA §2(a)(i)); 14 would be wrong
+    assert recheck([Step("plus_days", (date(2004, 6, 30), 15), date(2004, 7, 15))])[0]["ok"]
+    assert not recheck([Step("plus_days", (date(2004, 6, 30), 14), date(2004, 7, 15))])[0]["ok"]
+    # 2004-11-25 (Thanksgiving, a Thursday) + 2 Business Days: Fri 26th, Mon 29th
+    from ledger.calendar import FED
+    assert recheck([Step("plus_business_days", (date(2004, 11, 24), 2, FED),
+                         date(2004, 11, 29))])[0]["ok"]
+    assert not recheck([Step("plus_business_days", (date(2004, 11, 24), 2, FED),
+                             date(2004, 11, 26))])[0]["ok"]
+
+
+def test_a_mutated_engine_result_is_caught_by_explain():
+    """Mutate the steps a report carries (as a wrong engine would record them): explain
+    says the arithmetic does not hold."""
+    from dataclasses import replace
+
+    from projections.worked import Worked
+
+    events = rra(*EXAMPLE_1)
+    rep = report(events, as_of=date(2005, 2, 1))
+    basis = rep["additional_interest"]["payments"][0]["basis"][LEHMAN]
+    [rounded] = basis["arithmetic"].steps
+    # the engine says 6,666.67; a wrong one says 6,666.68 with the same operands
+    basis["arithmetic"] = Worked(str(basis["arithmetic"]), (replace(rounded,
+                                                                    result=Decimal("6666.68")),))
+    out = explain(rep, f"{PAY_1}.amounts.{LEHMAN}", events)
+    assert out["arithmetic_checks_ok"] is False
+    assert out["explanation"]["checks"][0]["computed"] == "6666.67"
+    # a report read back from JSON carries no steps: nothing is claimed re-checked
+    plain = json.loads(json.dumps(report(events, as_of=date(2005, 2, 1))))
+    out = explain(plain, f"{PAY_1}.amounts.{LEHMAN}", events)
+    assert str(basis["arithmetic"]) in out["arithmetic_unchecked"]
+    assert out["explanation"]["checks"] == [] and out["reproduces_figure"] is None
+
+
+def test_wrong_report_figures_are_caught_by_the_recheck():
+    """A report whose figures were mutated (as a wrong engine would give them): the
+    re-check, redone from the data, says the arithmetic does not hold."""
+    events = rra(*EXAMPLE_1, ev("SuspensionStarted", "2005-03-01", material_transaction=False),
+                 ev("SuspensionEnded", "2005-04-20"))
+    rep = report(events, as_of=date(2005, 5, 1))
+    # SuspensionStarted 2005-03-01, ended 2005-04-20: days 03-01 .. 04-19 = 31 + 19 = 50;
+    # the 90 days ending 2005-05-01 start 2005-02-01 and hold all 50
+    assert rep["suspensions"]["trailing_90"] == 50
+    ok_ = explain(rep, "suspensions.trailing_90", events)
+    assert ok_["arithmetic_checks_ok"] and ok_["reproduces_figure"] is True
+    assert ok_["explanation"]["arithmetic"] == "50 = 50"
+    # 45 - 50 < 0: nothing left of the 45-in-90 allowance
+    assert explain(rep, "suspensions.remaining_90", events)["arithmetic_checks_ok"]
+    rep["suspensions"]["trailing_90"] = 49
+    assert explain(rep, "suspensions.trailing_90", events)["arithmetic_checks_ok"] is False
+    rep["suspensions"]["periods"][0]["days"] = 49
+    assert explain(rep, "suspensions.periods[0].days", events)["arithmetic_checks_ok"] is False
+    # the payment total: 6,666.67 (SPEC §8 example 1); a total of 6,666.68 does not add up
+    rep["additional_interest"]["payments"][0]["total"] = "6666.68"
+    assert explain(rep, f"{PAY_1}.total", events)["arithmetic_checks_ok"] is False
+
+
+def test_each_holder_of_one_position_gets_its_own_forfeit_text():
+    """conversion_forfeits=all_unpaid. A and B hold 30,000,000 each (SPEC §8.1): 30,000,000 ×
+    0.25% × 16/360 = 3,333.33 each for 2005-01-15. A is paid 1,000.00 on 2005-01-20 and
+    converts on 2005-02-01: the unpaid 2,333.33… is lost, A is owed 1,000.00. B converts
+    nothing: its text must not say B lost anything (the text was shared by position and
+    showed A's 1,000.000000 for B; found by re-checking every step)."""
+    objs = [opened(), *(ev("NotesIssued", "2004-06-30", holder=h, principal="30000000")
+                        for h in ("A", "B")),
+            ev("ShelfFiled", "2004-07-13"), ev("ShelfEffective", "2004-11-15"),
+            ev("AdditionalInterestPaid", "2005-01-20", payment_date="2005-01-15", holder="A",
+               amount="1000.00"),
+            ev("NotesConverted", "2005-02-01", holder="A", principal="30000000",
+               shares=1953125)]
+    events = build(objs)
+    rep = report(events, as_of=date(2005, 3, 1), interpretations={
+        "conversion_forfeits": "all_unpaid"})
+    pay = rep["additional_interest"]["payments"][0]
+    assert pay["amounts"] == {"A": "1000.00", "B": "3333.33"}
+    assert pay["basis"]["A"]["arithmetic"].endswith(
+        "less the part unpaid on the day its Notes were converted "
+        "(conversion_forfeits=all_unpaid) = 1000.000000 → 1000.00")
+    assert pay["basis"]["B"]["arithmetic"] == (
+        "30000000 × 0.25% × 16/360 [2004-10-29, 2004-11-15) = 3333.333333… → 3333.33")
+    for holder in ("A", "B"):
+        out = explain(rep, f"{PAY_1}.amounts.{holder}", events)
+        assert out["arithmetic_checks_ok"] and out["reproduces_figure"], holder
+
+
+def test_every_figure_of_the_demo_is_rechecked_and_holds():
+    """Every figure path of both demo deals: every step re-done holds, and what is not
+    re-checked is only text that carries no data."""
+    from publishing.demo import AS_OF
+
+    for history in (rra_history, letter_history):
+        events = build(history())
+        rep = report(events, as_of=date.fromisoformat(AS_OF))
+        operations = 0
+        for path in figure_paths(rep):
+            out = explain(rep, path, events)
+            assert out["arithmetic_checks_ok"], path
+            assert out["arithmetic_unchecked"] == [], path
+            assert out["reproduces_figure"] is not False, path
+            operations += out["arithmetic_operations_rechecked"]
+        assert operations > 100
 
 
 # ------------------------------------------------------------------------------ CLI
@@ -410,10 +526,13 @@ def test_cli_explain_prints_the_tree(db):
     assert f"{PAY_1}.amounts.{LEHMAN} = 6666.67" in out
     assert "RRA §3(a):" in out and "RRA §3(a)(i): Rate tier (i)" in out
     assert "60000000 × 0.25% × 16/360" in out
-    assert ("re-checked: 60000000 × 0.25% × 16/360 [2004-10-29, 2004-11-15) = "
-            "6666.6666666666… ok") in out
+    assert ("re-checked: 60000000 × 0.25% × 16/360 [2004-10-29, 2004-11-15) rounded "
+            "half-up to 2 decimals = 6666.67 ok") in out
+    # 5 operations for the amount (percent, day count, product, round ... ) and the rate
+    # segment's day numbers: every one re-done from the data
+    assert "arithmetic re-checked: all hold (" in out and "operations re-done" in out
     assert "source: SEC notice of effectiveness, file 333-117340" in out and "by tester" in out
-    assert "arithmetic re-checked: all hold; ends on the figure: yes" in out
+    assert "; ends on the figure: yes" in out
 
 
 def test_cli_explain_json_is_the_library_result(db):

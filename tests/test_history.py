@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from cli.main import cli
 from ledger.events import parse_event
 from ledger.store import Ledger
-from projections.explain import FigureError
+from projections.figures import FigureError
 from projections.history import history, moments
 from tests.support import build, ev, opened
 

@@ -27,6 +27,7 @@ from ledger.calendar import BusinessCalendar
 from ledger.events import Event
 from ledger.terms import RegistrationTerms
 from projections.basis import Basis
+from projections.worked import Step, Worked
 
 from .deadlines import Obligation, judge
 from .holdings import Holdings
@@ -85,10 +86,12 @@ def late_questionnaire_amendments(q: Questionnaires, holdings: Holdings,
         if why is not None and st != "met":
             st, late_on = "excused", None
         ids = (r.event, d.event) + ((done.id,) if done else ())
-        arithmetic = (f"received {d.on} (deadline {r.deadline}) + "
-                      f"{terms.amendment_business_days} Business Days = {due}; principal of "
-                      f"late Holders not yet named: {plain(principal)}"
-                      + (f"; not obligated: {why}" if why else ""))
+        arithmetic = Worked(
+            f"received {d.on} (deadline {r.deadline}) + {terms.amendment_business_days} "
+            f"Business Days = {due}; principal of late Holders not yet named: "
+            f"{plain(principal)}" + (f"; not obligated: {why}" if why else ""),
+            (Step("plus_business_days", (d.on, terms.amendment_business_days, calendar), due,
+                  "due"),))
         out.append(Obligation(f"file an amendment naming {d.holder} (late Questionnaire)",
                               CLAUSE, due, st, met, late_on, ids,
                               Basis(CLAUSE, "file, within 10 Business Days of receiving a late "

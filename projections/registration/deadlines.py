@@ -15,6 +15,7 @@ from ledger.calendar import BusinessCalendar
 from ledger.events import Event
 from ledger.terms import RegistrationTerms
 from projections.basis import Basis
+from projections.worked import Step, Worked
 
 from .defaults import RegistrationDefault
 from .questionnaire import Questionnaires
@@ -75,12 +76,21 @@ def shelf_deadlines(shelf: Shelf, terms: RegistrationTerms, opened: str,
     return [
         _oblige("file the Shelf Registration Statement", "RRA §2(a)(i)", shelf.filing_deadline,
                 shelf.filed, as_of, (opened,), "not later than 15 days after the date hereof",
-                f"{terms.closing_date} + {terms.filing_deadline_days} days = {shelf.filing_deadline}"),
+                _plus(terms.closing_date, terms.filing_deadline_days, shelf.filing_deadline)),
         _oblige("Shelf Registration Statement declared effective", "RRA §2(a)(ii)",
                 shelf.effectiveness_deadline, shelf.effective, as_of, (opened,),
                 "not later than 120 days after the date hereof (the Effectiveness Target Date)",
-                f"{terms.closing_date} + {terms.effectiveness_deadline_days} days = "
-                f"{shelf.effectiveness_deadline}")]
+                _plus(terms.closing_date, terms.effectiveness_deadline_days,
+                      shelf.effectiveness_deadline))]
+
+
+def _plus(start: date, n: int, due: date, calendar: BusinessCalendar | None = None,
+          prefix: str = "", suffix: str = "") -> Worked:
+    """``start + n (Business) days = due``, as text and as a step."""
+    unit = "Business Days" if calendar is not None else "days"
+    step = (Step("plus_business_days", (start, n, calendar), due, "due") if calendar is not None
+            else Step("plus_days", (start, n), due, "due"))
+    return Worked(f"{prefix}{start} + {n} {unit} = {due}{suffix}", (step,))
 
 
 def trustee_notices(defaults: Sequence[RegistrationDefault], events: Sequence[Event],
@@ -103,7 +113,7 @@ def trustee_notices(defaults: Sequence[RegistrationDefault], events: Sequence[Ev
                            f"(default date {d.default_date})", "RRA §3(b)", due,
                            _first(events, "TrusteeNotified", d.default_date, d.events), as_of,
                            d.events, "notify the Trustee within two Business Days after the "
-                           "default date", f"{d.default_date} + {n} Business Days = {due}",
+                           "default date", _plus(d.default_date, n, due, calendar),
                            interpretations=d.interpretations))
     return out
 
@@ -128,12 +138,13 @@ def advise_holders(events: Sequence[Event], terms: RegistrationTerms,
         out.append(_oblige(f"advise the selling Holders: {what} ({e.date})", "RRA §4(b)(iii)",
                            due, _first(events, "HoldersAdvised", e.date, (e.id,)), as_of,
                            (e.id,), "advise the selling Holders within five Business Days",
-                           f"{e.date} + {n} Business Days = {due}"))
+                           _plus(e.date, n, due, calendar)))
     return out
 
 
 def questionnaire_deadlines(q: Questionnaires, terms: RegistrationTerms,
-                            as_of: date) -> list[Obligation]:
+                            as_of: date, calendar: BusinessCalendar | None = None
+                            ) -> list[Obligation]:
     """RRA §2(b), §4(d): each Holder asked delivers "prior to or on the 20th Business Day
     after the date of a written request" (a delivery before the request counts)."""
     out = []
@@ -144,7 +155,10 @@ def questionnaire_deadlines(q: Questionnaires, terms: RegistrationTerms,
                                done.on if done else None, as_of,
                                (r.event,) + ((done.event,) if done else ()),
                                "deliver the Questionnaire by the 20th Business Day after the "
-                               "request", f"{r.on} + {terms.questionnaire_business_days} "
+                               "request", _plus(r.on, terms.questionnaire_business_days,
+                                                r.deadline, calendar)
+                               if calendar is not None else
+                               f"{r.on} + {terms.questionnaire_business_days} "
                                f"Business Days = {r.deadline}", holder=h))
     return out
 
@@ -166,6 +180,14 @@ def effectiveness_period(shelf: Shelf, defaults: Sequence[RegistrationDefault],
     basis = shelf.period_end_basis
     return [Obligation("keep the Shelf Registration Statement effective to the end of the "
                        "Effectiveness Period", basis.clause, shelf.period_end, st, met, None,
-                       ids, Basis(basis.clause, basis.rule, ids, (), basis.arithmetic
-                                  + (f"; defaults inside it: {', '.join(d.kind for d in inside)}"
-                                     if inside else "")))]
+                       ids, Basis(basis.clause, basis.rule, ids, (), _then(
+                           basis.arithmetic, f"; defaults inside it: "
+                                             f"{', '.join(d.kind for d in inside)}"
+                           if inside else "")))]
+
+
+def _then(arithmetic: str | None, more: str) -> str:
+    """``arithmetic + more``, keeping the steps it carries."""
+    if isinstance(arithmetic, Worked):
+        return arithmetic.then(more)
+    return (arithmetic or "") + more

@@ -19,6 +19,7 @@ from typing import Callable, Mapping, Sequence
 from ledger.calendar import BusinessCalendar
 from ledger.terms import RegistrationTerms
 from projections.basis import Basis
+from projections.worked import Step, Worked, steps_of
 
 from .clock import ONE_DAY
 from .shelf import Shelf
@@ -70,8 +71,11 @@ def _make(kind: str, clause: str, last_compliant_day: date, cure: date | None,
                 and (as_of is None or period_end <= as_of)
                 and (until is None or period_end < until)):
             until, stopped = period_end, "effectiveness_period_end"
-    arithmetic = (f"{why}; default date {default_date}; accrual from {accrual_from} to "
-                  f"{until if until else 'the cure'} (exclusive)")
+    arithmetic = Worked(f"{why}; default date {default_date}; accrual from {accrual_from} to "
+                        f"{until if until else 'the cure'} (exclusive)",
+                        build=lambda: (*(steps_of(why) or ()),
+                                       Step("plus_days", (default_date, 1), accrual_from,
+                                            "accrual from the day after the default date")))
     return RegistrationDefault(kind, clause, last_compliant_day, default_date, accrual_from,
                                cure, until, stopped, events, rule, arithmetic, interps)
 
@@ -92,8 +96,10 @@ def deadline_defaults(shelf: Shelf, terms: RegistrationTerms, opened: str,
         out.append(_make(kind, f"RRA §3(a){kind}", deadline, event.date if event else None,
                          (opened, *((event.id,) if event else ())),
                          f"the Shelf Registration Statement was not {what} prior to or on "
-                         f"the deadline", f"deadline {terms.closing_date} + {days} days = "
-                         f"{deadline}", readings))
+                         f"the deadline", Worked(f"deadline {terms.closing_date} + {days} days = "
+                                                 f"{deadline}", (Step(
+                                                     "plus_days", (terms.closing_date, days),
+                                                     deadline, "the deadline"),)), readings))
     return out
 
 
@@ -163,8 +169,9 @@ def unusable_defaults(shelf: Shelf, terms: RegistrationTerms, calendar: Business
         whole = _make("(iii)", "RRA §3(a)(iii)", last, span.end, span.events,
                       f"the shelf ceased to be effective or usable ({span.reason}) and was "
                       f"not cured within {n} Business Days",
-                      f"unusable from {span.start}{covered}; {n} Business Days after "
-                      f"{first} = {last}",
+                      Worked(f"unusable from {span.start}{covered}; {n} Business Days after "
+                             f"{first} = {last}", (Step("plus_business_days", (first, n, calendar),
+                                                        last, "last day to cure"),)),
                       readings, period_end=shelf.period_end, as_of=as_of)
         if pieces == [(span.start, span.end)]:  # no day of the span is covered
             out.append(whole)
@@ -179,8 +186,9 @@ def unusable_defaults(shelf: Shelf, terms: RegistrationTerms, calendar: Business
                 stopped_by=(whole.stopped_by if hi == whole.accrual_until
                             else "permitted_suspension"),
                 interpretations=whole.interpretations,
-                arithmetic=(f"{whole.arithmetic}; accrues {lo} to {hi or 'the cure'} "
-                            f"(exclusive), outside permitted Suspension Periods")))
+                arithmetic=whole.arithmetic.then(
+                    f"; accrues {lo} to {hi or 'the cure'} (exclusive), outside permitted "
+                    f"Suspension Periods")))
     return out, problems
 
 
@@ -195,8 +203,11 @@ def suspension_defaults(found: Sequence[Breach], shelf: Shelf, terms: Registrati
         p = b.period
         if b.kind == "single_period":
             out.append(_make("(iv)(A)", b.clause, b.first_day - ONE_DAY, p.end, b.events,
-                             b.rule, f"Suspension Period from {p.start}; its {b.limit}th day "
-                             f"= {p.start} + {b.limit - 1} days = {b.first_day - ONE_DAY}",
+                             b.rule, Worked(
+                                 f"Suspension Period from {p.start}; its {b.limit}th day "
+                                 f"= {p.start} + {b.limit - 1} days = {b.first_day - ONE_DAY}",
+                                 (Step("plus_days", (p.start, b.limit - 1),
+                                       b.first_day - ONE_DAY, "its last permitted day"),)),
                              readings, period_end=shelf.period_end, as_of=as_of))
         elif b.kind == "aggregate":
             out.append(_make("(iv)(B)", b.clause, b.first_day - ONE_DAY, p.end, b.events,
@@ -232,15 +243,19 @@ def _window_default(b: Breach, shelf: Shelf, terms: RegistrationTerms,
         return _make("(iv)(A)", "RRA §3(a)(iv)(A), §4(b)(i)", b.first_day - ONE_DAY, cure,
                      b.events, f"{b.rule}: the suspension exceeds the Company's right to "
                      f"suspend, a Registration Default at once",
-                     f"first day beyond the right {b.first_day}; the last day within it "
-                     f"{b.first_day - ONE_DAY}", readings, period_end=shelf.period_end,
+                     Worked(f"first day beyond the right {b.first_day}; the last day within "
+                            f"it {b.first_day - ONE_DAY}", (Step(
+                                "plus_days", (b.first_day, -1), b.first_day - ONE_DAY,
+                                "the last day within the right"),)), readings, period_end=shelf.period_end,
                      superseded=taken_over, extra=("window_breach",), as_of=as_of)
     last = calendar.add_business_days(b.first_day, terms.cure_business_days)
     return _make("(iii)", "RRA §3(a)(iii), §4(b)(i)", last, cure, b.events,
                  f"{b.rule}: the shelf is unusable outside a permitted suspension "
                  f"and not cured within {terms.cure_business_days} Business Days",
-                 f"first day beyond the right {b.first_day}; "
-                 f"{terms.cure_business_days} Business Days after = {last}",
+                 Worked(f"first day beyond the right {b.first_day}; "
+                        f"{terms.cure_business_days} Business Days after = {last}",
+                        (Step("plus_business_days", (b.first_day, terms.cure_business_days,
+                                                     calendar), last, "last day to cure"),)),
                  readings, period_end=shelf.period_end, superseded=taken_over,
                  extra=("window_breach",), as_of=as_of)
 

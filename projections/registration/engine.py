@@ -106,7 +106,7 @@ def compute(timeline: Timeline, interpretations: Mapping[str, str]) -> Registrat
     obligations = (shelf_deadlines(shelf, terms, timeline.opened.id, as_of)
                    + trustee_notices(defaults, of(*TRUSTEE_EVENTS), terms, cal, as_of)
                    + advise_holders(of(*ADVISE_EVENTS), terms, cal, as_of)
-                   + questionnaire_deadlines(quest, terms, as_of)
+                   + questionnaire_deadlines(quest, terms, as_of, cal)
                    + late_questionnaire_amendments(quest, holdings, of(*AMENDMENT_EVENTS),
                                                    shelf, terms, cal, as_of)
                    + effectiveness_period(shelf, defaults, as_of))

@@ -31,6 +31,7 @@ from typing import Mapping, NamedTuple, Sequence
 
 from ledger.daycount import year_fraction
 from projections.basis import Basis
+from projections.worked import Step, Worked
 
 from .holdings import Holdings, Lot, fates
 from .money import cents, exact_ratio, plain, round_ratio, year_fraction_text
@@ -119,6 +120,22 @@ class Accrual:
                                  f"{year_fraction_text(self.convention, a, b)} [{a}, {b})")
             found = self.cache[key] = (total, " + ".join(texts)) if total else (None, "")
         return found
+
+    def factor_step(self, lo: date, hi: date) -> Step:
+        """``factor(lo, hi)`` as data: Σ rate% × day-count fraction, one term per run."""
+        terms = []
+        for r in self.runs:
+            a, b = max(r.start, lo), min(r.end, hi)
+            if a < b:
+                fraction = year_fraction(self.convention, a, b)
+                terms.append(Step("product", (
+                    Step("percent", (r.rate,), Fraction(r.rate) / 100),
+                    Step("day_count", (self.convention, a, b), fraction,
+                         text=f"{year_fraction_text(self.convention, a, b)} [{a}, {b})")),
+                    Fraction(r.rate) / 100 * fraction))
+        if len(terms) == 1:
+            return terms[0]
+        return Step("sum", tuple(terms), self.factor(lo, hi)[0])
 
 
 def principal_steps(windows: Mapping[tuple[date, date], Decimal]
@@ -244,9 +261,33 @@ def converted_later(period: InterestPeriod, holder: str, cutoff: date, accrual: 
     return out
 
 
-def amount_arithmetic(a: HolderAmount, accrual: Accrual) -> str:
+def amount_steps(a: HolderAmount, accrual: Accrual) -> tuple[Step, ...]:
+    """One Holder's exact amount as data: Σ principal × (Σ rate% × day-count fraction)
+    per sub-period; with ``conversion_forfeits=all_unpaid``, less the part lost on the
+    day its Notes were converted (an input here: ``payments.unpaid_forfeit`` works it
+    out)."""
+    terms = []
+    for (lo, hi), q in a.steps:
+        factor = accrual.factor_step(lo, hi)
+        terms.append(Step("product", (q, factor), Fraction(q) * factor.result))
+    if a.before_num:
+        before = Fraction(a.before_num, a.before_den)
+        gross = Step("sum", tuple(terms), before, "exact amount before the forfeit")
+        return (Step("difference", (gross, before - a.exact), a.exact,
+                     "less the part unpaid on conversion"),)
+    if len(terms) == 1:
+        return (terms[0],)
+    return (Step("sum", tuple(terms), a.exact, "exact amount"),)
+
+
+def amount_arithmetic(a: HolderAmount, accrual: Accrual) -> Worked:
     """One Holder's amount as a sum written out (before the rounding): principal ×
-    rate × day-count fraction per sub-period, and what conversion forfeited."""
+    rate × day-count fraction per sub-period, and what conversion forfeited; its steps
+    (``amount_steps``) ride along."""
+    return Worked(_amount_text(a, accrual), build=lambda: amount_steps(a, accrual))
+
+
+def _amount_text(a: HolderAmount, accrual: Accrual) -> str:
     texts = []
     for (lo, hi), q in a.steps:
         text = accrual.factor(lo, hi)[1]
@@ -267,6 +308,14 @@ def amount_events(a: HolderAmount, behind: tuple[tuple[str, ...], tuple[str, ...
     return tuple(dict.fromkeys(behind[0] + a.events + a.entitlement.events))
 
 
+def _owed_nothing(steps: tuple[Step, ...]) -> tuple[Step, ...]:
+    """The exact amount a Holder not entitled would have had, × 0 (RRA §3(a) last
+    paragraph)."""
+    if not steps:
+        return ()
+    return (*steps[:-1], Step("product", (steps[-1], 0), 0, "not entitled: owed 0"))
+
+
 def amount_basis(a: HolderAmount, accrual: Accrual,
                  behind: tuple[tuple[str, ...], tuple[str, ...]] = ((), ()),
                  arithmetic: str | None = None) -> Basis:
@@ -281,7 +330,19 @@ def amount_basis(a: HolderAmount, accrual: Accrual,
     interps = tuple(dict.fromkeys(behind[1] + (("conversion_forfeits",) if a.ended
                                                else ()) + right.interpretations))
     ids = amount_events(a, behind)
+    # the steps are this Holder's own (a text may be shared by Holders of one position)
+    exact = Worked(str(arithmetic), build=lambda: amount_steps(a, accrual))
     if not right.entitled:
         return Basis(NOT_ENTITLED, f"not entitled to Additional Interest: {right.reason}",
-                     ids, interps, f"would be {arithmetic}; owed 0")
-    return Basis(CLAUSE, RULE, ids, interps, f"{arithmetic} → {a.amount}")
+                     ids, interps, Worked(f"would be {arithmetic}; owed 0",
+                                          build=lambda: _owed_nothing(exact.steps)))
+    amount = a.amount
+
+    def rounded() -> tuple[Step, ...]:
+        if not exact.steps:
+            return ()
+        [*before, last] = exact.steps
+        return (*before, Step("round", (last,), amount, "rounded once, to the cent",
+                              rounding=("half_up", 2)))
+    return Basis(CLAUSE, RULE, ids, interps, Worked(f"{arithmetic} → {a.amount}",
+                                                    build=rounded))

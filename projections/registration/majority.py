@@ -33,6 +33,7 @@ from typing import Sequence
 from ledger.events import Event
 from ledger.terms import RegistrationTerms
 from projections.basis import Basis
+from projections.worked import Step, Worked
 
 from .holdings import Holdings, Snapshot
 from .money import money, plain
@@ -109,13 +110,15 @@ def majorities(events: Sequence[Event], holdings: Holdings, snap: Snapshot,
         left_out = tuple(sorted(h for h in givers if h in excluded))
         not_holders = tuple(sorted(h for h in givers if h in counted and h not in holders))
         ids = tuple(givers.values()) + tuple(excluded[h] for h in left_out)
-        arithmetic = (f"{' + '.join(plain(counted[h]) for h in yes) or '0'} = {money(consenting)}"
-                      f" of {money(total)}; more than half: {consenting * 2 > total}")
+        text = (f"{' + '.join(plain(counted[h]) for h in yes) or '0'} = {money(consenting)}"
+                f" of {money(total)}; more than half: {consenting * 2 > total}")
         if left_out:
-            arithmetic += f"; affiliates not counted: {', '.join(left_out)}"
+            text += f"; affiliates not counted: {', '.join(left_out)}"
         if not_holders:
-            arithmetic += (f"; not Holders (no Transfer Restricted Security), not counted: "
-                           f"{', '.join(not_holders)}")
+            text += (f"; not Holders (no Transfer Restricted Security), not counted: "
+                     f"{', '.join(not_holders)}")
+        arithmetic = Worked(text, (Step("sum", tuple(counted[h] for h in yes), consenting,
+                                        "consenting principal"),))
         out[matter] = Consent(matter, consenting, total, tuple(yes), left_out,
                               Basis(CLAUSE, "consent of Holders of more than 50% of the "
                                     "principal of Notes outstanding, affiliates of the Company "

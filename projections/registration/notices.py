@@ -16,6 +16,7 @@ from ledger.calendar import BusinessCalendar
 from ledger.events import Event
 from ledger.terms import RegistrationTerms
 from projections.basis import Basis
+from projections.worked import Step, Worked
 
 CLAUSE = "RRA §10(E)"
 #: the event types ``read_notices`` reads
@@ -40,18 +41,21 @@ def deemed_given(notice: Event, acknowledged: Event | None, terms: RegistrationT
     """RRA §10(E), method by method; the arithmetic as words."""
     sent, method = notice.date, notice.data["method"]
     if method == "hand":
-        return sent, f"delivered by hand on {sent}: given that day"
+        return sent, Worked(f"delivered by hand on {sent}: given that day", ())
     if method == "mail":
         n = terms.mail_notice_business_days
         day = calendar.add_business_days(sent, n)
-        return day, f"deposited in the mail {sent} + {n} Business Days = {day}"
+        return day, Worked(f"deposited in the mail {sent} + {n} Business Days = {day}",
+                           (Step("plus_business_days", (sent, n, calendar), day, "given"),))
     if method == "courier":
         day = calendar.next_business_day(sent)
-        return day, f"given to an overnight courier {sent}; next Business Day = {day}"
+        return day, Worked(f"given to an overnight courier {sent}; next Business Day = {day}",
+                           (Step("plus_business_days", (sent, 1, calendar), day, "given"),))
     word = "answered back" if method == "telex" else "receipt acknowledged"
     if acknowledged is None:
-        return None, f"sent by {method} {sent}; not yet {word}"
-    return acknowledged.date, f"sent by {method} {sent}; {word} {acknowledged.date}"
+        return None, Worked(f"sent by {method} {sent}; not yet {word}", ())
+    return acknowledged.date, Worked(f"sent by {method} {sent}; {word} {acknowledged.date}",
+                                     ())
 
 
 ACKNOWLEDGED = ("telex", "fax")            # given when answered back, receipt acknowledged

@@ -55,6 +55,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Mapping
 
 from projections.basis import Basis
+from projections.worked import Step, Worked
 from projections.timeline import Timeline
 
 from .clock import ONE_DAY
@@ -156,8 +157,10 @@ def suspensions_json(r: Registration) -> dict[str, Any]:
                       "basis": Basis(b.clause, b.rule, b.events,
                                      ("window_breach", "window_material_allowance")
                                      if b.kind == "window" else (),
-                                     f"{b.days} suspended days from {b.first_day} to "
-                                     f"{b.until - ONE_DAY} beyond the limit of {b.limit}"
+                                     Worked(f"{b.days} suspended days from {b.first_day} to "
+                                            f"{b.until - ONE_DAY} beyond the limit of "
+                                            f"{b.limit}", (Step("days", (b.first_day, b.until),
+                                                                b.days, "days beyond"),))
                                      ).to_json(r.readings)}
                      for b in r.breaches],
     }
@@ -214,7 +217,9 @@ class Behind:
     def arithmetic(self, a: HolderAmount) -> str:
         """The written-out sum, once per distinct (sub-periods, principal, forfeits): a
         thousand Holders with the same position share one."""
-        key = (a.steps, a.forfeited)
+        # the text ends on the exact amount, which conversion_forfeits=all_unpaid makes
+        # differ between Holders of one position: it is part of the key
+        key = (a.steps, a.forfeited, a.num, a.den, a.before_num, a.before_den)
         found = self.texts.get(key)
         if found is None:
             found = self.texts[key] = amount_arithmetic(a, self.r.accrual)
@@ -224,7 +229,8 @@ class Behind:
         """``amount_basis(...).to_json(readings)`` for one Holder's amount, sharing what
         Holders with the same position share (a 1,000-Holder deal has 1,000 per date)."""
         behind = self.of(a.steps + a.forfeited)
-        key = (behind, a.steps, a.forfeited, a.amount, a.ended, a.entitlement)
+        key = (behind, a.steps, a.forfeited, a.num, a.den, a.before_num, a.before_den,
+               a.amount, a.ended, a.entitlement)
         shape = self.shapes.get(key)
         if shape is None:  # all but the events is the same for the same position
             shape = self.shapes[key] = amount_basis(
@@ -259,8 +265,14 @@ def segment_json(r: Registration, s: RateSegment) -> dict[str, Any]:
             "rate": rate, "episode": s.episode, "episode_days": [first, last],
             "defaults": list(s.defaults),
             "basis": Basis(s.clause, s.rule, ids, segment_interpretations(r, s),
-                           f"days {first}-{last} of the rate clock from {s.clock_start}: "
-                           f"{rate}% per annum").to_json(r.readings)}
+                           Worked(f"days {first}-{last} of the rate clock from "
+                                  f"{s.clock_start}: {rate}% per annum", (
+                                      Step("sum", (Step("days", (s.clock_start, s.start),
+                                                        first - 1), 1), first,
+                                           "first day of the rate clock"),
+                                      Step("days", (s.clock_start, s.end), last,
+                                           "last day of the rate clock")))
+                           ).to_json(r.readings)}
 
 
 def payment_json(r: Registration, pay: Payment, behind: Behind | None = None,

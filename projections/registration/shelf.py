@@ -14,6 +14,7 @@ from typing import Sequence
 from ledger.events import Event
 from ledger.terms import RegistrationTerms
 from projections.basis import Basis
+from projections.worked import Step, Worked
 
 from .clock import anniversary, days_after
 from .holdings import Holdings
@@ -89,10 +90,13 @@ def effectiveness_period_end(effective: Event, terms: RegistrationTerms,
         return yz, Basis("RRA §2(a)(iii)(y),(z)", "the Effectiveness Period ends when no "
                          "Transfer Restricted Security remains (all sold under the shelf or "
                          "no longer outstanding)", (effective.id,),
-                         arithmetic=f"no TRS at the end of {yz}")
+                         arithmetic=Worked(f"no TRS at the end of {yz}", ()))
     return x, Basis("RRA §2(a)(iii)(x)", "the Effectiveness Period ends on the second "
                     "anniversary of the effective date", (effective.id,),
-                    arithmetic=f"{effective.date} + {terms.effectiveness_period_years} years = {x}")
+                    arithmetic=Worked(
+                        f"{effective.date} + {terms.effectiveness_period_years} years = {x}",
+                        (Step("plus_years", (effective.date, terms.effectiveness_period_years),
+                              x, "the second anniversary"),)))
 
 
 def read_shelf(events: Sequence[Event], terms: RegistrationTerms, holdings: Holdings) -> Shelf:
@@ -157,6 +161,6 @@ def named_selling_holders_end(shelf: Shelf, holdings: Holdings, questionnaires: 
                 "Restricted Securities registered under the shelf (those of the Holders "
                 "named in the Prospectus) have been sold under it", tuple(ids),
                 ("registered_securities",),
-                f"the named Holders {', '.join(sorted(named))} hold no TRS at the end of "
-                f"{day}"))
+                Worked(f"the named Holders {', '.join(sorted(named))} hold no TRS at the end "
+                       f"of {day}", ())))
     return shelf

@@ -53,6 +53,7 @@ from typing import Any, Sequence
 from ledger.events import Event
 
 from ..basis import Basis
+from ..worked import Step as Operation, Worked
 from .arithmetic import exact, fraction_text, round_price, show
 from .camden import Tranche
 from .instruments import Instrument
@@ -197,8 +198,14 @@ def full_ratchet(price: Decimal, tranches: Sequence[Tranche], decimals: int
                              "camden": fraction_text(exact(camden))},
                    "rounding": {"mode": "half_up", "decimals": decimals},
                    "result": format(after, "f"), "applied": format(after, "f")}
-    return after, f"C = {sum(t.warrants for t in tranches)}; P' = min({show(price)}, " \
-                  f"{show(camden)}) = {show(after)}", computation
+    if lowest < exact(price):    # P' = min(P, the Camden price rounded to price_decimals)
+        steps = (Operation("min", (price, Operation(
+            "round", (lowest,), camden, "the Camden price", rounding=("half_up", decimals))),
+            after, "P'"),)
+    else:                        # not below P as issued: no adjustment
+        steps = (Operation("min", (price, lowest), after, "P' (the Camden price is not below P)"),)
+    return after, Worked(f"C = {sum(t.warrants for t in tranches)}; P' = min({show(price)}, "
+                         f"{show(camden)}) = {show(after)}", steps), computation
 
 
 def camden_adjustment(position: Instrument, tranches: Sequence[Tranche],
@@ -248,7 +255,8 @@ def recorded_adjustment(position: Instrument, event: Event) -> PriceChange:
                   "not caused by Camden vesting applies immediately: "
                   f"{event.data['reason']}", events=(event.id,),
                   interpretations=INTERPRETATIONS,
-                  arithmetic=f"P' = {show(new)} (recorded; was {show(position.price)})",
+                  arithmetic=Worked(f"P' = {show(new)} (recorded; was {show(position.price)})",
+                                    ()),
                   inputs={"P": position.price, "P'": new})
     return PriceChange(position.instrument, event.id, "AdjustmentRecorded", event.date,
                        position.price, new, basis)

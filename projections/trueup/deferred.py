@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from ..basis import Basis
+from ..worked import Step as Operation, Worked
 from . import adjustments, camden, instruments
 from .arithmetic import show
 from .replay import History
@@ -51,13 +52,16 @@ def if_all_vest(history: History) -> dict[str, Deferred]:
                 f"{day.isoformat()}")
         if not computable:
             basis = Basis(clause="Letter ¶2", rule=rule,
-                          arithmetic="no capitalization recorded on or before as_of: the "
-                                     "weighted average cannot be computed")
+                          arithmetic=Worked("no capitalization recorded on or before as_of: "
+                                            "the weighted average cannot be computed", ()))
             out[name] = Deferred(name, None, None, basis)
             continue
         shares = instruments.shares_held(now)
-        text = (f"price {show(position.price)} → {show(now.price)}; shares "
-                f"{instruments.shares_held(position)} → {shares}")
+        text = Worked(f"price {show(position.price)} → {show(now.price)}; shares "
+                      f"{instruments.shares_held(position)} → {shares}",
+                      (instruments.shares_step(position), instruments.shares_step(now),
+                       *(() if parts else (Operation(   # no vesting would change the price
+                           "sum", (position.price,), now.price, "the price stays"),))))
         basis = Basis(clause=f"Letter ¶2; {position.clause}", rule=rule,
                       events=tuple(t.issuance.event for t in tranches), arithmetic=text,
                       parts=tuple(parts))

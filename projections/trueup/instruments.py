@@ -25,6 +25,7 @@ from fractions import Fraction
 
 from ledger.events import Event
 
+from ..worked import Step as Operation
 from .arithmetic import exact, show, whole_shares
 
 CLAUSES = {
@@ -82,6 +83,17 @@ def shares_for(position: Instrument, portion: Fraction, price: Decimal | None = 
     (Warrant Agreement Art. IV; Certificate of Designations §12; SPEC §5.2)."""
     price = position.price if price is None else price
     return whole_shares(portion * position.aggregate / exact(price))
+
+
+def shares_step(position: Instrument, portion: Fraction | None = None,
+                price: Decimal | None = None) -> Operation:
+    """``shares_for`` as a step: ``portion × aggregate / price``, rounded down."""
+    portion = position.remaining if portion is None else portion
+    price = position.price if price is None else price
+    product = Operation("product", (portion, position.aggregate), portion * position.aggregate)
+    return Operation("round", (Operation("quotient", (product, price),
+                                         product.result / exact(price)),),
+                     shares_for(position, portion, price), "shares", rounding=("down", 0))
 
 
 def shares_text(position: Instrument, portion: Fraction, price: Decimal | None = None) -> str:

@@ -49,6 +49,7 @@ from fractions import Fraction
 from typing import Mapping
 
 from ..basis import Basis
+from ..worked import Step as Operation, Worked
 from ledger.daycount import year_fraction
 from ledger.terms import PreferredDividends
 
@@ -194,9 +195,12 @@ def at_vesting(account: Account, position: Instrument, vestings: tuple[str, ...]
     x_text = (shares_text(position, ex.portion, price) if not accrued else
               f"({show(ex.portion * position.units)} × {show(position.unit_value)} + "
               f"{show(accrued)} accrued dividends) / {show(price)} = {x} (rounded down)")
-    text = (f"x = {x_text}; y = {ex.shares_issued}{trueups}"
-            f"{f' = {y}' if trueups else ''}; owed = "
-            + (f"{x} - {y} = {owed}" if x >= y else f"max(0, {x} - {y}) = 0"))
+    text = Worked(f"x = {x_text}; y = {ex.shares_issued}{trueups}"
+                  f"{f' = {y}' if trueups else ''}; owed = "
+                  + (f"{x} - {y} = {owed}" if x >= y else f"max(0, {x} - {y}) = 0"),
+                  (Operation("sum", (ex.shares_issued, account.issued), y, "y"),
+                   Operation("max", (Operation("difference", (x, y), x - y), 0), owed,
+                             "owed")))
     inputs: dict[str, object] = {"x": x, "y": y, "price": price}
     if adjustment is not None:
         inputs |= {k: adjustment.inputs[k] for k in ("A", "B", "C", "P", "P'")
@@ -243,15 +247,17 @@ def exercise_basis(account: Account, cutoff: date, interpretations: Mapping[str,
     rule = rule_text(ex, cutoff, interpretations, dividends)
     events = (ex.event, *(s.vesting for s in account.steps), *(e for e, _ in account.issues))
     if not ex.eligible:
-        text = (f"exercised on {ex.date.isoformat()}, not before {cutoff.isoformat()}: "
-                "no true-up")
+        text = Worked(f"exercised on {ex.date.isoformat()}, not before {cutoff.isoformat()}: "
+                      "no true-up", ())
     elif not account.steps:
-        text = (f"no Camden Warrants became Vested Warrants after {ex.date.isoformat()}: "
-                "nothing owed")
+        text = Worked(f"no Camden Warrants became Vested Warrants after "
+                      f"{ex.date.isoformat()}: nothing owed", ())
     else:
         last = account.steps[-1]
-        text = (f"{last.basis.arithmetic}; earned so far = {account.earned}; issued = "
-                f"{account.issued}; outstanding = {account.outstanding}")
+        more = (f"; earned so far = {account.earned}; issued = {account.issued}; "
+                f"outstanding = {account.outstanding}")
+        text = (last.basis.arithmetic.then(more) if isinstance(last.basis.arithmetic, Worked)
+                else f"{last.basis.arithmetic}{more}")
     return Basis(clause=CLAUSE, rule=rule, events=tuple(dict.fromkeys(events)),
                  interpretations=INTERPRETATIONS, arithmetic=text,
                  parts=tuple(s.basis for s in account.steps))

@@ -1,0 +1,96 @@
+"""``deal-ledger clause REF``: one clause explained (``publishing.clauses.clause_page``),
+as ``ruff rule CODE`` explains a rule; ``clause --list`` lists every clause we cite."""
+
+from __future__ import annotations
+
+import click
+
+from .common import console, guarded, print_json, report_options, today
+from .main import cli
+
+CLAUSE_HELP = """\b
+Example:
+  deal-ledger clause "RRA §2(b)"
+  deal-ledger clause "Letter ¶2" --deal infocrossing-letter-2002 --as-of 2007-12-31
+
+REF is a clause as the code cites it: `RRA §3(a)(iv)(A)`, `RRA §1 Business Day`, `Letter
+¶3` (quotes keep it one word; `rra 2b` and `letter 3` are read the same). A rule, an
+interpretation or a figure citing a clause inside REF counts for REF. The contract texts
+ship with the package (ledger/contracts/).
+"""
+
+
+@cli.command(epilog=CLAUSE_HELP)
+@click.argument("ref", nargs=-1)
+@click.option("--list", "list_all", is_flag=True, help="List every clause we cite.")
+@click.option("--deal", default=None, metavar="DEAL",
+              help="Also list the figures of DEAL whose explanation relies on the clause.")
+@click.option("--json", "as_json", is_flag=True, help="The same, as data.")
+@report_options
+@guarded
+def clause(ref: tuple[str, ...], list_all: bool, deal: str | None, as_json: bool, db: str,
+           as_of: str | None, known_at: str | None, interpret: tuple[str, ...]) -> None:
+    """A clause: the contract's words, our plain statement, the rules that implement it,
+    the interpretations that touch it and (with --deal) the figures relying on it."""
+    from ledger.errors import UsageError
+    from publishing import clauses
+
+    if list_all:
+        rows = clauses.clause_list()
+        if as_json:
+            print_json(rows)
+            return
+        for row in rows:
+            click.echo(f"{row['clause']}: {row['statement']}")
+        return
+    if not ref:
+        raise UsageError("give the clause REF, e.g. \"RRA §2(b)\" (or --list to see them)",
+                         field="REF")
+    text = " ".join(ref)
+    clauses.resolve(text)                      # an unknown REF fails before any reading
+    report = events = None
+    if deal is not None:
+        from publishing import reading
+
+        from .analysts import _read
+
+        events = _read(db, deal)
+        report = reading.deal_report(events, as_of=reading.as_of_date(as_of, today()),
+                                     known_at=reading.known_at_time(known_at),
+                                     interpretations=reading.interpretation_choices(interpret))
+    page = clauses.clause_page(text, report, events or ())
+    if as_json:
+        print_json(page)
+        return
+    show_page(page)
+
+
+def show_page(page: dict) -> None:
+    from rich.markup import escape
+
+    out = console()
+    out.print(f"[bold]{escape(page['clause'])}[/bold]")
+    out.print(f"\n[bold]In our words[/bold]: {escape(page['statement'] or '(none)')}")
+    if page.get("rate_tier"):
+        out.print(f"As a rate tier: {escape(page['rate_tier'])}")
+    source = f" ({page['source']})" if page.get("source") else ""
+    out.print(f"\n[bold]The contract's words[/bold]{escape(source)}:")
+    if page.get("note"):
+        out.print(f"[dim]{escape(page['note'])}[/dim]")
+    if page["contract_text"]:
+        click.echo(page["contract_text"])   # as printed: its lines fit 80 columns
+    out.print(f"\n[bold]Rules that implement it[/bold] ({len(page['rules'])}):")
+    for r in page["rules"]:
+        out.print(f"  {escape(r['rule'])}: {escape(r['doc'])}")
+    out.print(f"\n[bold]Interpretations that touch it[/bold] ({len(page['interpretations'])}):")
+    for i in page["interpretations"]:
+        out.print(f"  {escape(i['name'])} (default {escape(str(i['default']))}; "
+                  f"{escape(i['clause'])}): {escape(', '.join(i['readings']))}")
+    if "figures" in page:
+        out.print(f"\n[bold]Figures of {escape(str(page['deal']))} as of {page['as_of']} that "
+                  f"rely on it[/bold] ({len(page['figures'])}):")
+        for f in page["figures"]:
+            value = f["value"]
+            shown = ("true" if value is True else "false" if value is False
+                     else "—" if value is None else str(value))
+            out.print(f"  {escape(f['figure'])} = {escape(shown)}")
