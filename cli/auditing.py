@@ -1,4 +1,4 @@
-"""Commands for auditors: read the log, verify the chain (or an auditor pack offline),
+"""Commands for auditors: verify the chain (or an auditor pack offline),
 export a deal's auditor pack, and materialise the read models as SQL tables."""
 
 from __future__ import annotations
@@ -11,54 +11,8 @@ import click
 from ledger.errors import UsageError
 
 from . import common
-from .common import console, db_option, guarded, open_ledger, report_options
+from .common import db_option, guarded, open_ledger, report_options
 from .main import cli
-
-
-
-def _summary(data: dict) -> str:
-    text = ", ".join(f"{k}={v}" for k, v in data.items() if k not in ("terms",))
-    return text if len(text) <= 70 else text[:67] + "..."
-
-
-@cli.command()
-@click.option("--deal", default=None, help="Only this deal's events.")
-@click.option("--type", "event_type", default=None, help="Only events of this type.")
-@click.option("--json", "as_json", is_flag=True, help="Exact JSON Lines with the store's fields.")
-@db_option
-@guarded
-def log(deal: str | None, event_type: str | None, as_json: bool, db: str) -> None:
-    """Show the log in order; retracted events are marked, never hidden."""
-    def wanted(r: dict) -> bool:
-        return (deal is None or r["deal"] == deal) and (event_type is None
-                                                        or r["type"] == event_type)
-
-    if as_json:  # streamed: the log is never held in memory
-        from publishing.pack import log_line
-
-        with open_ledger(db) as ledger:
-            for r in ledger.records():
-                if wanted(r):
-                    click.echo(log_line(r))
-        return
-    with open_ledger(db) as ledger:
-        records, retracted = [], {}
-        for r in ledger.records():
-            if r["type"] == "EventRetracted":
-                retracted[r["data"]["event_id"]] = r["id"]
-            if wanted(r):
-                records.append(r)
-    from rich.table import Table
-
-    table = Table(title=f"{len(records)} event(s)")
-    for col in ("seq", "date", "deal", "type", "data", "id", "recorded", "by", "note"):
-        table.add_column(col, overflow="fold")
-    for r in records:
-        note = f"RETRACTED by {retracted[r['id']][:8]}" if r["id"] in retracted else ""
-        table.add_row(str(r["seq"]), r["date"], r["deal"], r["type"], _summary(r["data"]),
-                      r["id"][:8], r["recorded_at"][:19], r["recorded_by"], note,
-                      style="strike dim" if note else None)
-    console().print(table)
 
 
 @cli.command()

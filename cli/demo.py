@@ -7,12 +7,12 @@ import tempfile
 
 import click
 
-from .common import console, guarded, load_report, open_ledger
+from .common import console, db_from_group, guarded, load_report, open_ledger
 from .main import cli
 
 
 @cli.command()
-@click.option("--db", default=None,
+@click.option("--db", default=None, callback=db_from_group,
               help="Where to build the demo ledger (default: a new temp file).")
 @guarded
 def demo(db: str | None) -> None:
