@@ -13,6 +13,7 @@ from ledger.errors import UsageError
 from . import common
 from .common import db_option, guarded, open_ledger, report_options
 from .main import cli
+from .progress import progress
 
 
 @cli.command()
@@ -42,7 +43,8 @@ def verify(expect: str | None, pack: str | None, db: str) -> None:
         from ledger.chain import verify as verify_chain
 
         with open_ledger(db) as ledger:
-            verdict = verify_chain(ledger, expect)
+            with progress("verifying", total=ledger.max_position(), unit="rows") as advance:
+                verdict = verify_chain(ledger, expect, on_progress=advance)
     click.echo(verdict.line(), err=not verdict.ok)
     raise SystemExit(0 if verdict.ok else 1)
 
@@ -66,8 +68,10 @@ def export(deal: str, out: str, as_json: bool, db: str, as_of: str | None,
     moment = reading.known_at_time(known_at)
     chosen = reading.interpretation_choices(interpret)
     with open_ledger(db) as ledger:
-        result = pack.export(ledger, deal, out, as_of=day, known_at=moment,
-                             interpretations=chosen)
+        with progress("verifying, then writing the pack", total=ledger.max_position(),
+                      unit="rows") as advance:
+            result = pack.export(ledger, deal, out, as_of=day, known_at=moment,
+                                 interpretations=chosen, on_progress=advance)
     if as_json:
         click.echo(json.dumps(dataclasses.asdict(result)))
         return

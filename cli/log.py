@@ -136,12 +136,13 @@ def log(deals: tuple[str, ...], types: tuple[str, ...], since: str | None, until
         after_seq: int, limit: int | None, as_json: bool, as_csv: bool, db: str) -> None:
     """Show the log in seq order, one event per line as it is read (never held whole in
     memory); retracted events are marked, never hidden."""
-    from ledger.logread import LogFilter, log_records, retracted_ids
+    from ledger.logread import LogFilter, Retractions, log_records
 
     fmt = one_format(as_json, as_csv)
     where = LogFilter(after_seq=after_seq, deals=tuple(deals), types=tuple(types),
                       since=_day(since, "--since"), until=_day(until, "--until"))
-    _check_types(where.types)
+    if where.types:
+        _check_types(where.types)
     with open_ledger(db) as ledger:
         if where.deals:
             _check_deals(ledger, where.deals)
@@ -151,15 +152,15 @@ def log(deals: tuple[str, ...], types: tuple[str, ...], since: str | None, until
             for r in log_records(ledger, where, limit=limit):
                 click.echo(log_line(r))
             return
-        retracted = retracted_ids(ledger, where.deals)
+        retracted = Retractions(ledger)
         if fmt == "csv":
-            write_csv(CSV_COLUMNS, ({**r, "retracted_by": retracted.get(r.get("id"))}
+            write_csv(CSV_COLUMNS, ({**r, "retracted_by": retracted.of(r)}
                                     for r in log_records(ledger, where, limit=limit)))
             return
         _print_lines(ledger, where, limit, retracted)
 
 
-def _print_lines(ledger: Any, where: Any, limit: int | None, retracted: dict[str, str]) -> None:
+def _print_lines(ledger: Any, where: Any, limit: int | None, retracted: Any) -> None:
     from ledger.logread import log_records
 
     digits = max(3, len(str(ledger.head().seq)))
@@ -173,7 +174,7 @@ def _print_lines(ledger: Any, where: Any, limit: int | None, retracted: dict[str
             more = True
             break
         rid = str(r.get("id", ""))
-        by = retracted.get(rid)
+        by = retracted.of(r)
         note = f"  RETRACTED by {by[:8]}" if by else ""
         line = (f"{r.get('seq', '?'):>{digits}}  {r.get('date')}  {rid[:8]}  {r.get('type')}  "
                 f"{r.get('deal')}  {summary(r.get('data'))}  (recorded "

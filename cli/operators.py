@@ -9,6 +9,30 @@ import click
 from .common import db_option, guarded, ledger_to_append, open_ledger, user_option
 from .catalog import RecordCommand
 from .main import cli
+from .progress import progress
+
+
+BAR_FROM = 1000  # lines: a smaller batch is done before a bar would be read
+
+
+def read_with_progress(raw: bytes):
+    """The batch parsed and checked line by line, with a bar on a terminal for a big one."""
+    from ledger.jsonl import read_batch
+
+    lines = raw.count(b"\n") + 1
+    if lines < BAR_FROM:
+        return read_batch(raw)
+    with progress("reading", total=lines, unit="lines") as advance:
+        return read_batch(raw, on_progress=advance)
+
+
+def progress_while(label: str, size: int):
+    """A bar without a total (the elapsed time runs) for work that reports no steps."""
+    import contextlib
+
+    if size < BAR_FROM:
+        return contextlib.nullcontext()
+    return progress(label, total=None)
 
 
 def _print_appended(result) -> None:
@@ -58,9 +82,11 @@ def append(source: str, db: str, user: str | None) -> None:
                 raw = fh.read()
         except OSError as err:
             raise UsageError(f"cannot read {source}: {err.strerror}") from None
-    batch = read_batch(raw)
-    with ledger_to_append(db) as ledger:
-        _print_appended(ledger.append(batch, user=user))
+    batch = read_with_progress(raw)
+    with ledger_to_append(db) as ledger, progress_while(
+            f"checking and writing {len(batch):,} events", len(batch)):
+        appended = ledger.append(batch, user=user)
+    _print_appended(appended)
 
 
 @cli.command(cls=RecordCommand)

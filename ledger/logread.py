@@ -127,10 +127,23 @@ def _start(view: StableView, after_seq: int) -> tuple[int, int]:
     return best
 
 
-def _in_seq_order(view: StableView, position: int, expected: int) -> Iterator[dict[str, Any]]:
+_SEQ = re.compile(rb',"seq":(\d{1,18}),"recorded_at":"')
+
+
+def _seq_only(state: bytes) -> int | None:
+    """The record's seq read straight from its stored bytes, without decoding them: the
+    store's fields come after ``data`` and ``"seq":N,"recorded_at":"`` cannot occur in
+    text (a quote in text is escaped). ``None`` when it is not found once, exactly."""
+    found = _SEQ.findall(state[-700:])
+    return int(found[0]) if len(found) == 1 else None
+
+
+def _in_seq_order(view: StableView, position: int, expected: int,
+                  skip_to: int = 0) -> Iterator[dict[str, Any] | None]:
     """Every record after ``position`` in seq order (the first expected being
-    ``expected``), holding only those that arrive early, at most one batch of them."""
-    early: list[tuple[int, int, dict[str, Any]]] = []
+    ``expected``), holding only those that arrive early, at most one batch of them. A
+    record whose seq is at most ``skip_to`` is not decoded: ``None`` stands for it."""
+    early: list[tuple[int, int, Any]] = []
     while page := _rows_after(view, position, PAGE):
         for row in page:
             position = row["position"]
@@ -140,10 +153,15 @@ def _in_seq_order(view: StableView, position: int, expected: int) -> Iterator[di
                     expected = max(expected, seq + 1)
                     yield record
                 continue
-            record = _record(bytes(row["state"]))
-            if not isinstance(record, dict):
-                continue
-            seq = record.get("seq")
+            state = bytes(row["state"])
+            seq = _seq_only(state) if skip_to else None
+            if seq is not None and seq <= skip_to:
+                record = None
+            else:
+                record = _record(state)
+                if not isinstance(record, dict):
+                    continue
+                seq = record.get("seq")
             if not isinstance(seq, int) or seq < expected:
                 yield record  # altered or repeated: as it stands (``verify`` names it)
                 continue
@@ -196,13 +214,45 @@ def log_records(ledger: "Ledger", where: LogFilter = LogFilter(), *,
                 *(_stream(view, d) for d in dict.fromkeys(where.deals)), key=_seq_key)
         else:
             position, seq = _start(view, where.after_seq)
-            source = _in_seq_order(view, position, seq + 1)
+            source = _in_seq_order(view, position, seq + 1, skip_to=where.after_seq)
         for record in source:
-            if where.wants(record):
+            if record is not None and where.wants(record):
                 yield record
                 shown += 1
                 if limit is not None and shown >= limit:
                     return
+
+
+class Retractions:
+    """Which events are retracted, and by which ``EventRetracted``: read deal by deal, the
+    first time an event of the deal is shown, from the deal's guard state (its latest
+    sound snapshot and the few events after it: ``Ledger._deal``), so that the first line
+    of a log needs no pass over the whole of it. A retraction is always in its target's
+    deal (``ledger.operations.retraction``)."""
+
+    def __init__(self, ledger: "Ledger"):
+        self._ledger = ledger
+        self._by_deal: dict[str, dict[str, str]] = {}
+
+    def of(self, record: dict[str, Any]) -> str | None:
+        """The id of the event that retracts ``record``, if any."""
+        deal = record.get("deal")
+        if not isinstance(deal, str):
+            return None
+        found = self._by_deal.get(deal)
+        if found is None:
+            found = self._by_deal[deal] = self._load(deal)
+        return found.get(record.get("id"))  # type: ignore[arg-type]
+
+    def _load(self, deal: str) -> dict[str, str]:
+        ledger = self._ledger
+        try:
+            stream = ledger._deal(deal)
+            guard = getattr(stream, "guard", None) or {}
+            return {k: v for k, v in (guard.get("retracted") or {}).items()
+                    if isinstance(k, str) and isinstance(v, str)}
+        finally:
+            ledger._forget([deal])  # the write side's cache: not kept for a read
 
 
 def retracted_ids(ledger: "Ledger", deals: tuple[str, ...] = ()) -> dict[str, str]:
@@ -243,14 +293,14 @@ def _matching(view: StableView, needle: bytes, deals: tuple[str, ...] = ()
                 yield record
 
 
-def find_event(ledger: "Ledger", given: str, *, field: str = "EVENT_ID") -> dict[str, Any]:
+def find_event(ledger: "Ledger", given: str, *, field: str = "event_id") -> dict[str, Any]:
     """The stored record whose id is ``given`` or starts with it (as git takes a commit's
     unique prefix; the 8 characters ``log`` shows always do). ``UsageError`` naming the
     candidates if the prefix is ambiguous; ``InvalidEvent`` if no event has it."""
     text = given.strip().lower()
     if not _ID_PREFIX.fullmatch(text):
-        raise UsageError(f"{given!r} is not an event id (hexadecimal digits and '-', as "
-                         "`deal-ledger log` shows them)", field=field)
+        raise InvalidEvent(f"no event {given} in the ledger (an event id is hexadecimal "
+                           "digits and '-', as `deal-ledger log` shows it)", field=field)
     needle = f'"id":"{text}'.encode()
     hits: list[dict[str, Any]] = []
     with stable_view(ledger) as view:
