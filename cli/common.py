@@ -84,6 +84,13 @@ def guarded(f: Callable[..., Any]) -> Callable[..., Any]:
             return f(*args, **kwargs)
         except LedgerError as err:
             fail(err)
+        except BrokenPipeError:  # `deal-ledger log | head`: the reader has all it wanted
+            try:
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())  # no second error when Python exits
+            except (OSError, ValueError, AttributeError):
+                pass
+            sys.exit(0)
 
     return wrapper
 

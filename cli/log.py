@@ -8,13 +8,14 @@ import re
 import shutil
 import sys
 import textwrap
+from contextlib import closing
 from datetime import date
 from typing import Any
 
 import click
 
 from .common import db_option, guarded, open_ledger
-from .formats import csv_option, one_format, write_csv
+from .formats import csv_option, one_format, stdout, write_csv
 from .main import cli
 
 CSV_COLUMNS = ("seq", "id", "deal", "type", "date", "data", "source", "key", "recorded_at",
@@ -149,13 +150,18 @@ def log(deals: tuple[str, ...], types: tuple[str, ...], since: str | None, until
         if fmt == "json":  # streamed: the log is never held in memory
             from publishing.pack import log_line
 
-            for r in log_records(ledger, where, limit=limit):
-                click.echo(log_line(r))
+            out = stdout()
+            with closing(log_records(ledger, where, limit=limit)) as records:
+                for r in records:
+                    out.write(log_line(r) + "\n")
+            out.flush()
             return
         retracted = Retractions(ledger)
         if fmt == "csv":
-            write_csv(CSV_COLUMNS, ({**r, "retracted_by": retracted.of(r)}
-                                    for r in log_records(ledger, where, limit=limit)))
+            # closed before the ledger, even when the reader stops early (a closed pipe)
+            with closing(log_records(ledger, where, limit=limit)) as records:
+                write_csv(CSV_COLUMNS, ({**r, "retracted_by": retracted.of(r)}
+                                        for r in records))
             return
         _print_lines(ledger, where, limit, retracted)
 
@@ -167,9 +173,22 @@ def _print_lines(ledger: Any, where: Any, limit: int | None, retracted: Any) -> 
     width = _width()
     strike = _is_terminal()
     indent = " " * (digits + 2)
+    out = stdout()
     click.echo(f"{'seq':>{digits}}  {'date':<10}  {'id':<8}  type  deal  data  (recorded, by)")
+    records = closing(log_records(ledger, where, limit=None if limit is None else limit + 1))
+    with records as stream:
+        more, shown, last = _lines(stream, out, digits, width, indent, strike, retracted, limit)
+    tail = f"{shown} event(s)"
+    if more:
+        tail += f"; more after seq {last}: add --after-seq {last}"
+    out.write(tail + "\n")
+    out.flush()
+
+
+def _lines(stream: Any, out: Any, digits: int, width: int | None, indent: str, strike: bool,
+           retracted: Any, limit: int | None) -> tuple[bool, int, int]:
     shown, last, more = 0, 0, False
-    for r in log_records(ledger, where, limit=None if limit is None else limit + 1):
+    for r in stream:
         if limit is not None and shown >= limit:
             more = True
             break
@@ -183,10 +202,8 @@ def _print_lines(ledger: Any, where: Any, limit: int | None, retracted: Any) -> 
         text = "\n".join(textwrap.wrap(line, width, subsequent_indent=indent,
                                        break_long_words=False, break_on_hyphens=False)
                          ) if width else line
-        click.echo(click.style(text, strikethrough=True, dim=True) if by and strike else text)
+        out.write((click.style(text, strikethrough=True, dim=True) if by and strike else text)
+                  + "\n")
         shown += 1
         last = r.get("seq", last)
-    tail = f"{shown} event(s)"
-    if more:
-        tail += f"; more after seq {last}: add --after-seq {last}"
-    click.echo(tail)
+    return more, shown, last
