@@ -429,6 +429,9 @@ def validate_data(event_type: str, data: Any, *, line: int | None = None) -> dic
         parsed = model.model_validate(data)
     except ValidationError as err:
         path, msg = _first_error(err)
+        unknown = [e for e in err.errors(include_url=False) if e["type"] == "extra_forbidden"]
+        if unknown:  # a mistyped name also makes the right one "missing": name the typo
+            path, msg = _field_path(tuple(unknown[0]["loc"])), "unknown field"
         if msg == "unknown field" and path in data:
             from .suggest import did_you_mean
 
