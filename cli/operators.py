@@ -19,7 +19,7 @@ def read_with_progress(raw: bytes):
     """The batch parsed and checked line by line, with a bar on a terminal for a big one."""
     from ledger.jsonl import read_batch
 
-    lines = raw.count(b"\n") + 1
+    lines = raw.count(b"\n") + (0 if raw.endswith(b"\n") else 1)
     if lines < BAR_FROM:
         return read_batch(raw)
     with progress("reading", total=lines, unit="lines") as advance:
