@@ -51,7 +51,7 @@ def test_a_bar_on_a_terminal(rra, tmp_path, monkeypatch):
                         lambda: Console(file=screen, force_terminal=True, width=100))
     ok(run("append", "--db", rra, input=batch()))
     drawn = screen.getvalue()
-    assert "reading" in drawn and f"/{N} lines" in drawn
+    assert "reading" in drawn and f"/{N}\x1b[0m lines" in drawn
     assert f"checking and writing {N:,} events" in drawn
     screen.seek(0), screen.truncate()
     ok(run("verify", "--db", rra))
