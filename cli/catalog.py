@@ -113,6 +113,7 @@ class RecordCommand(click.Command):
                     formatter.write(" " * (formatter.current_indent + 2) + (
                         f"deal-ledger record {name} --deal {info.example['deal']} "
                         f"--date {info.example['date']} {args}").rstrip() + "\n")
+                    return  # that type's example stands for the command's own
         super().format_epilog(ctx, formatter)
 
 
