@@ -258,8 +258,8 @@ def history(deal: str, figure: str | None, figure_option: str | None, as_of: str
 
 SCENARIO_HELP = """The real ledger is never written. Added events get ids whatif-1, whatif-2
 ... and count even with --known-at (which limits the real history); a replacement takes the
-place, seq and recorded time of the event it replaces. EVENT_ID may be a unique prefix of
-at least 6 characters (as `log` shows 8). The baseline is the real history under the
+place, seq and recorded time of the event it replaces. EVENT_ID may be any unique prefix
+(the 8 characters `log` shows always do). The baseline is the real history under the
 default interpretations; --interpret switches them in the scenario only.
 
 \b
