@@ -261,3 +261,29 @@ def test_any_filter_equals_filtering_the_whole_log(many, deals, types, since, un
                       until=until and date.fromisoformat(until))
     with Ledger(url, create=False) as ledger:
         assert list(log_records(ledger, where, limit=limit)) == expected
+
+
+def test_the_same_on_either_store(store_url):
+    """Filters, --after-seq, the retraction mark and an id prefix on SQLite and
+    PostgreSQL (the byte search and the positions are each store's own SQL)."""
+    from tests.support import ev as sev, opened
+
+    with Ledger(store_url) as ledger:
+        ledger.append([parse_event(opened("a"), line=1), parse_event(opened("b"), line=2)])
+        ledger.append([parse_event(sev("HoldersAdvised", "2004-07-01", deal=d), line=1)
+                       for d in ("a", "b", "a")])                          # seqs 3, 4, 5
+        ledger.append([parse_event(sev("TrusteeNotified", "2004-07-02", deal="b"), line=1)])
+    assert seqs(store_url, "--deal", "a") == [1, 3, 5]
+    assert seqs(store_url, "--after-seq", "4") == [5, 6]
+    assert seqs(store_url, "--type", "TrusteeNotified", "--type", "DealOpened") == [1, 2, 6]
+    target = lines(ok(run("log", "--json", "--after-seq", "2", "--limit", "1",
+                          "--db", store_url)))[0]
+    ok(run("retract", target["id"][:8], "--reason", "twice", "--db", store_url))
+    rows = list(csv.DictReader(io.StringIO(ok(run("log", "--csv", "--db", store_url)))))
+    retraction = rows[-1]
+    assert retraction["type"] == "EventRetracted"
+    assert json.loads(retraction["data"])["event_id"] == target["id"]
+    assert {r["seq"]: r["retracted_by"] for r in rows if r["retracted_by"]} == \
+        {"3": retraction["id"]}
+    err = refused(run("log", "--deal", "c", "--db", store_url), 2)
+    assert "no deal 'c' in the ledger; deals: a, b" in err
