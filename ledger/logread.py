@@ -255,21 +255,6 @@ class Retractions:
             ledger._forget([deal])  # the write side's cache: not kept for a read
 
 
-def retracted_ids(ledger: "Ledger", deals: tuple[str, ...] = ()) -> dict[str, str]:
-    """``{retracted event id: id of the EventRetracted}`` (of these deals only, if
-    given: a retraction is in its target's deal). Read with the store's own byte search
-    for the type, then checked on the decoded record."""
-    found: dict[str, str] = {}
-    needle = b'"type":"EventRetracted"'
-    with stable_view(ledger) as view:
-        for record in _matching(view, needle, deals):
-            if record.get("type") == "EventRetracted":
-                target = (record.get("data") or {}).get("event_id")
-                if isinstance(target, str):
-                    found[target] = record.get("id", "")
-    return found
-
-
 def _matching(view: StableView, needle: bytes, deals: tuple[str, ...] = ()
               ) -> Iterator[dict[str, Any]]:
     """The records whose stored bytes hold ``needle`` (a byte search in the database:
