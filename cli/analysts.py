@@ -263,10 +263,11 @@ place, seq and recorded time of the event it replaces. EVENT_ID may be any uniqu
 default interpretations; --interpret switches them in the scenario only.
 
 \b
---save NAME keeps the scenario (the events themselves, the ids and the interpretations;
-not the file paths) beside the ledger: PATH.scenarios.json for a SQLite ledger PATH, or
-DBNAME.scenarios.json in the current directory for postgresql://.../DBNAME. --scenario
-NAME runs a saved one again (other change options are added to it).
+--save NAME keeps the scenario (the events themselves, the ids and the
+interpretations; not the file paths) beside the ledger: PATH.scenarios.json
+for a SQLite ledger PATH, or DBNAME.scenarios.json in the current directory
+for postgresql://.../DBNAME. --scenario NAME runs a saved one again (other
+change options are added to it).
 """
 
 

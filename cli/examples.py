@@ -17,8 +17,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "append": ("Append a JSON Lines batch, all or nothing.",
                "deal-ledger append events.jsonl"),
     "record": ("Append one event given as name=value fields.",
-               f"deal-ledger record ShelfFiled --deal {RRA} --date 2004-07-13 "
-               "file_number=333-117340"),
+               "deal-ledger record ShelfFiled --deal my-rra --date 2004-07-13 \\\n"
+               "      file_number=333-117340"),
     "retract": ("Retract an event (it stays in the log, marked).",
                 "deal-ledger retract 1a2b3c4d --reason 'entered twice'"),
     "correct": ("Retract an event and append its replacement at once.",
@@ -56,7 +56,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "history": ("How one figure changed as events were recorded.",
                 f"deal-ledger history {RRA} registration.in_default --as-of 2006-12-31"),
     "whatif": ("A report with events added, dropped or replaced.",
-               f"deal-ledger whatif {RRA} --interpret rate_clock=once_per_deal"),
+               f"deal-ledger whatif {RRA} \\\n      --interpret rate_clock=once_per_deal"),
     "scenarios": ("List the saved what-if scenarios.", "deal-ledger scenarios --json"),
     "demo": ("Build an illustrative ledger and show its reports.",
              "deal-ledger demo --db ledger.db"),

@@ -25,7 +25,7 @@ _DAY = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
 LOG_EXAMPLE = """\b
 Examples:
   deal-ledger log --limit 20
-  deal-ledger log --deal infocrossing-rra-2004 --type ShelfFiled --type ShelfUsable
+  deal-ledger log --deal infocrossing-rra-2004 --type ShelfFiled
   deal-ledger log --since 2005-01-01 --until 2005-12-31 --csv > 2005.csv
   deal-ledger log --after-seq 120 --json      # JSON Lines: one event per line
 """

@@ -147,6 +147,14 @@ def test_every_command_shows_an_example_and_cites_no_spec(command):
     assert "SPEC" not in out, f"{command} --help cites a document the user does not have"
 
 
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_help_fits_80_columns(command):
+    out = ok(CliRunner().invoke(cli, [command, "--help"], env={"COLUMNS": "80"}))
+    # a figure path is one word that cannot be broken (explain's and history's examples)
+    long = [line for line in out.splitlines() if len(line) > 80 and "[payment_date=" not in line]
+    assert long == []
+
+
 def test_the_command_list_shows_whole_summaries_at_80_columns():
     out = ok(CliRunner().invoke(cli, ["--help"], env={"COLUMNS": "80"}))
     listing = out.split("Commands:\n")[1]
