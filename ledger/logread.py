@@ -138,11 +138,33 @@ def _seq_only(state: bytes) -> int | None:
     return int(found[0]) if len(found) == 1 else None
 
 
-def _in_seq_order(view: StableView, position: int, expected: int,
-                  skip_to: int = 0) -> Iterator[dict[str, Any] | None]:
+_TYPE_KEY = b'"type":"'
+
+
+def _skipped(state: bytes, skip_to: int, types: tuple[bytes, ...]) -> int | None:
+    """The seq of a row that need not be decoded, read from its bytes: one at or before
+    ``skip_to``, or one whose bytes hold none of the wanted ``types`` (written compact,
+    ``"type":"NAME"``, as the store writes records; a row written otherwise is decoded).
+    ``None``: decode the row."""
+    if not skip_to and not types:
+        return None
+    seq = _seq_only(state)
+    if seq is None:
+        return None
+    if seq <= skip_to:
+        return seq
+    if types and _TYPE_KEY in state and not any(t in state for t in types):
+        return seq
+    return None
+
+
+def _in_seq_order(view: StableView, position: int, expected: int, skip_to: int = 0,
+                  types: tuple[str, ...] = ()) -> Iterator[dict[str, Any] | None]:
     """Every record after ``position`` in seq order (the first expected being
     ``expected``), holding only those that arrive early, at most one batch of them. A
-    record whose seq is at most ``skip_to`` is not decoded: ``None`` stands for it."""
+    record at or before seq ``skip_to``, or plainly of none of ``types``, is not
+    decoded: ``None`` stands for it."""
+    needles = tuple(f'"type":"{t}"'.encode() for t in types)
     early: list[tuple[int, int, Any]] = []
     while page := _rows_after(view, position, PAGE):
         for row in page:
@@ -154,8 +176,8 @@ def _in_seq_order(view: StableView, position: int, expected: int,
                     yield record
                 continue
             state = bytes(row["state"])
-            seq = _seq_only(state) if skip_to else None
-            if seq is not None and seq <= skip_to:
+            seq = _skipped(state, skip_to, needles)
+            if seq is not None:
                 record = None
             else:
                 record = _record(state)
@@ -214,7 +236,8 @@ def log_records(ledger: "Ledger", where: LogFilter = LogFilter(), *,
                 *(_stream(view, d) for d in dict.fromkeys(where.deals)), key=_seq_key)
         else:
             position, seq = _start(view, where.after_seq)
-            source = _in_seq_order(view, position, seq + 1, skip_to=where.after_seq)
+            source = _in_seq_order(view, position, seq + 1, skip_to=where.after_seq,
+                                   types=where.types)
         for record in source:
             if record is not None and where.wants(record):
                 yield record

@@ -287,3 +287,17 @@ def test_the_same_on_either_store(store_url):
         {"3": retraction["id"]}
     err = refused(run("log", "--deal", "c", "--db", store_url), 2)
     assert "no deal 'c' in the ledger; deals: a, b" in err
+
+
+def test_rows_are_skipped_undecoded_only_when_their_bytes_say_so():
+    compact = (b'{"record":{"type":"HoldersAdvised","deal":"a","date":"2004-07-01","data":{},'
+               b'"v":1,"id":"x","seq":7,"recorded_at":"2026-01-01T00:00:00.000000Z"}}')
+    wanted, other = (b'"type":"HoldersAdvised"',), (b'"type":"ShelfFiled"',)
+    assert logread._skipped(compact, 0, wanted) is None          # wanted: decoded
+    assert logread._skipped(compact, 0, other) == 7              # another type: skipped
+    assert logread._skipped(compact, 7, ()) == 7                 # at --after-seq: skipped
+    assert logread._skipped(compact, 6, ()) is None
+    spaced = compact.replace(b'"type":"', b'"type": "')         # not as the store writes
+    assert logread._skipped(spaced, 0, other) is None            # so decoded and checked
+    twice = compact.replace(b'}}', b',"seq":8,"recorded_at":"x"}}')
+    assert logread._skipped(twice, 9, ()) is None                # seq unclear: decoded
