@@ -80,10 +80,23 @@ class RecordCommand(click.Command):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if any(a in ("-h", "--help") for a in args):
-            first = next((a for a in args if not a.startswith("-")), None)
+            first = self._first_argument(ctx, args)
             if first is not None:
                 ctx.meta["record_type"] = first
         return super().parse_args(ctx, args)
+
+    def _first_argument(self, ctx: click.Context, args: list[str]) -> str | None:
+        """The first positional argument (EVENT_TYPE), skipping options and their values."""
+        takes_value = {name for p in self.get_params(ctx) if isinstance(p, click.Option)
+                       and not p.is_flag for name in p.opts}
+        rest = iter(args)
+        for arg in rest:
+            if arg.startswith("-"):
+                if arg in takes_value:
+                    next(rest, None)
+                continue
+            return arg
+        return None
 
     def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         name = ctx.meta.get("record_type")

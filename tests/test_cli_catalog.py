@@ -80,6 +80,9 @@ def test_record_type_help_shows_that_types_fields():
     assert "file_number" in shelf and "optional" in shelf
     plain = ok(run("record", "--help"))
     assert "Fields of" not in plain and "deal-ledger types" in plain
+    # options before the type, with their values, are not taken for it
+    placed = ok(run("record", "--deal", RRA, "--date", "2004-07-13", "ShelfFiled", "--help"))
+    assert "Fields of ShelfFiled" in placed
     wrong = ok(run("record", "ShelfFild", "--help"))
     assert "did you mean 'ShelfFiled'" in wrong
 
