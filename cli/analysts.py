@@ -146,10 +146,12 @@ FIGURE_OPTION = click.option("--figure", "figure_option", default=None, metavar=
               help="Keep this many levels of parts (default: all).")
 @click.option("--list", "list_figures", is_flag=True,
               help="List every figure of the report by its path instead.")
+@click.option("--csv", "as_csv", is_flag=True,
+              help="With --list: CSV of figure and value, exact values.")
 @report_options
 @guarded
 def explain(deal: str, figure: str | None, figure_option: str | None, as_json: bool,
-            depth: int | None, list_figures: bool, db: str, as_of: str | None,
+            depth: int | None, list_figures: bool, as_csv: bool, db: str, as_of: str | None,
             known_at: str | None, interpret: tuple[str, ...]) -> None:
     """How FIGURE of DEAL's report was computed: rule, clause (with a plain statement),
     interpretations in force, input events and the arithmetic, re-checked."""
@@ -157,6 +159,11 @@ def explain(deal: str, figure: str | None, figure_option: str | None, as_json: b
     from publishing import reading
     from ledger.errors import UsageError
     from projections.explain import FigureError, explain as explain_figure, figure_paths
+
+    one_format(as_json, as_csv)
+    if as_csv and not list_figures:
+        raise UsageError("--csv lists the figures (with --list); an explanation is a tree: "
+                         "use --json", field="--csv")
 
     day = reading.as_of_date(as_of, today())
     moment = reading.known_at_time(known_at)
@@ -169,6 +176,9 @@ def explain(deal: str, figure: str | None, figure_option: str | None, as_json: b
         paths = figure_paths(result)
         if as_json:
             print_json(paths)
+        elif as_csv:
+            write_csv(("figure", "value"), ({"figure": path, "value": _csv_value(value)}
+                                            for path, value in paths.items()))
         else:
             for path, value in paths.items():
                 click.echo(f"{path} = {_text(value)}")

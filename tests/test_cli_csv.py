@@ -82,6 +82,10 @@ def test_every_view_and_table_has_a_header_and_rows(db):
                  "--db", db)
     assert rows == [] or set(rows[0]) == {"figure", "change", "baseline", "scenario"}
     assert ok(run("scenarios", "--csv", "--db", db)).splitlines()[0].startswith("name,deal")
+    figures = {r["figure"]: r["value"] for r in table("explain", RRA, "--list", "--csv",
+                                                        *AS_OF, "--db", db)}
+    assert figures["additional_interest.accrued_to_as_of"] == "6666.67"
+    refused(run("explain", RRA, "registration.in_default", "--csv", "--db", db), 2)
 
 
 def test_a_formula_is_written_as_text(db):
