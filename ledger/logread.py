@@ -29,7 +29,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from .chainhead import CHAIN_ID
-from .errors import InvalidEvent, UsageError
+from .errors import InvalidEvent, StoreError, UsageError
 from .stable import StableView, stable_view
 
 if TYPE_CHECKING:
@@ -66,13 +66,18 @@ class LogFilter:
         return True
 
 
-def _record(state: bytes) -> Any:
-    """The ledger record inside a stored row's bytes (``None`` if it does not read: an
-    altered row is ``verify``'s to name, not ``log``'s to hide or crash on)."""
+def _record(state: bytes, where: Any = "?") -> dict[str, Any]:
+    """The ledger record inside a stored row's bytes. A row that does not read as one was
+    altered outside the ledger: ``StoreError`` on one line, pointing at ``verify`` (which
+    names the seq), rather than a log that silently skips it."""
     try:
-        return json.loads(state)["record"]
+        record = json.loads(state)["record"]
+        if isinstance(record, dict):
+            return record
     except (ValueError, KeyError, TypeError):
-        return None
+        pass
+    raise StoreError(f"a stored event (position {where}) cannot be decoded: the ledger was "
+                     "altered outside deal-ledger; run `deal-ledger verify`")
 
 
 def _table(view: StableView) -> str:
@@ -180,9 +185,7 @@ def _in_seq_order(view: StableView, position: int, expected: int, skip_to: int =
             if seq is not None:
                 record = None
             else:
-                record = _record(state)
-                if not isinstance(record, dict):
-                    continue
+                record = _record(state, position)
                 seq = record.get("seq")
             if not isinstance(seq, int) or seq < expected:
                 yield record  # altered or repeated: as it stands (``verify`` names it)
@@ -213,9 +216,7 @@ def _stream(view: StableView, deal: str) -> Iterator[dict[str, Any]]:
             return
         for row in rows:
             version = row["originator_version"]
-            record = _record(bytes(row["state"]))
-            if isinstance(record, dict):
-                yield record
+            yield _record(bytes(row["state"]), f"{version} of deal {deal}'s stream")
 
 
 def _seq_key(record: dict[str, Any]) -> int:
@@ -268,12 +269,19 @@ class Retractions:
         return found.get(record.get("id"))  # type: ignore[arg-type]
 
     def _load(self, deal: str) -> dict[str, str]:
+        from .errors import LedgerError
+
         ledger = self._ledger
         try:
             stream = ledger._deal(deal)
             guard = getattr(stream, "guard", None) or {}
             return {k: v for k, v in (guard.get("retracted") or {}).items()
                     if isinstance(k, str) and isinstance(v, str)}
+        except LedgerError:
+            raise
+        except Exception:  # the library's own decoding errors: an altered row
+            raise StoreError(f"deal {deal}'s stored events cannot be read: the ledger was "
+                             "altered outside deal-ledger; run `deal-ledger verify`") from None
         finally:
             ledger._forget([deal])  # the write side's cache: not kept for a read
 
@@ -296,9 +304,7 @@ def _matching(view: StableView, needle: bytes, deals: tuple[str, ...] = ()
                              (after, *params, PAGE)):
         for row in rows:
             after = row["position"]
-            record = _record(bytes(row["state"]))
-            if isinstance(record, dict):
-                yield record
+            yield _record(bytes(row["state"]), after)
 
 
 def find_event(ledger: "Ledger", given: str, *, field: str = "event_id") -> dict[str, Any]:
