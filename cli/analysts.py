@@ -155,6 +155,7 @@ def explain(deal: str, figure: str | None, figure_option: str | None, as_json: b
             known_at: str | None, interpret: tuple[str, ...]) -> None:
     """How FIGURE of DEAL's report was computed: rule, clause (with a plain statement),
     interpretations in force, input events and the arithmetic, re-checked."""
+    named_as = "--figure" if figure_option and not figure else "FIGURE"  # as the user did
     figure = _one_figure(figure, figure_option)
     from publishing import reading
     from ledger.errors import UsageError
@@ -186,7 +187,7 @@ def explain(deal: str, figure: str | None, figure_option: str | None, as_json: b
     try:
         explained = explain_figure(result, figure, events, depth=depth)
     except FigureError as err:
-        raise _figure_error(err, "FIGURE") from None
+        raise _figure_error(err, named_as) from None
     if as_json:
         print_json(explained)
         return
@@ -221,6 +222,7 @@ def history(deal: str, figure: str | None, figure_option: str | None, as_of: str
     from ledger.errors import UsageError
 
     fmt = one_format(as_json, as_csv)
+    named_as = "--figure" if figure_option and not figure else "FIGURE"  # as the user did
     figure = _one_figure(figure, figure_option)
     if not figure:
         raise UsageError("give the FIGURE to follow (`explain DEAL --list` lists them)",
@@ -231,7 +233,7 @@ def history(deal: str, figure: str | None, figure_option: str | None, as_of: str
     try:
         result = figure_history(events, figure, as_of=day, interpretations=chosen)
     except FigureError as err:
-        raise _figure_error(err, "FIGURE") from None
+        raise _figure_error(err, named_as) from None
     if fmt == "json":
         print_json(result)
         return
