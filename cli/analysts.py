@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from .common import console, db_option, guarded, open_ledger, print_json, report_options, today
+from .formats import csv_option, one_format, write_csv
 from .main import cli
 
 PATHS_HELP = """FIGURE is a path into the report JSON (`report --json`): `.` steps into an
@@ -51,6 +52,13 @@ def _text(value: Any) -> str:
     if isinstance(value, (dict, list)):
         return json.dumps(value, ensure_ascii=False)
     return str(value)
+
+
+def _csv_value(value: Any) -> Any:
+    """A figure in a CSV cell: as the report has it (a list or an object as JSON)."""
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False)
+    return value
 
 
 def _data_summary(data: dict) -> str:
@@ -116,24 +124,49 @@ def show_explanation(result: dict, out) -> None:
     out.print(f"arithmetic re-checked: {checks}; ends on the figure: {repro}")
 
 
+def _one_figure(positional: str | None, option: str | None) -> str | None:
+    """FIGURE given as the argument (the documented form) or as ``--figure`` (accepted
+    too, so that ``explain`` and ``history`` take the same words)."""
+    if positional and option and positional != option:
+        from ledger.errors import UsageError
+
+        raise UsageError(f"two figures given ({positional!r} and --figure {option!r}); "
+                         "give one", field="FIGURE")
+    return positional or option
+
+
+FIGURE_OPTION = click.option("--figure", "figure_option", default=None, metavar="PATH",
+                             hidden=True, help="FIGURE, as an option.")
+
+
 @cli.command(epilog=PATHS_HELP)
 @click.argument("deal")
 @click.argument("figure", required=False)
+@FIGURE_OPTION
 @click.option("--json", "as_json", is_flag=True, help="The explanation tree as data.")
 @click.option("--depth", type=click.IntRange(0), default=None,
               help="Keep this many levels of parts (default: all).")
 @click.option("--list", "list_figures", is_flag=True,
               help="List every figure of the report by its path instead.")
+@click.option("--csv", "as_csv", is_flag=True,
+              help="With --list: CSV of figure and value, exact values.")
 @report_options
 @guarded
-def explain(deal: str, figure: str | None, as_json: bool, depth: int | None,
-            list_figures: bool, db: str, as_of: str | None, known_at: str | None,
-            interpret: tuple[str, ...]) -> None:
+def explain(deal: str, figure: str | None, figure_option: str | None, as_json: bool,
+            depth: int | None, list_figures: bool, as_csv: bool, db: str, as_of: str | None,
+            known_at: str | None, interpret: tuple[str, ...]) -> None:
     """How FIGURE of DEAL's report was computed: rule, clause (with a plain statement),
     interpretations in force, input events and the arithmetic, re-checked."""
+    named_as = "--figure" if figure_option and not figure else "FIGURE"  # as the user did
+    figure = _one_figure(figure, figure_option)
     from publishing import reading
     from ledger.errors import UsageError
     from projections.explain import FigureError, explain as explain_figure, figure_paths
+
+    one_format(as_json, as_csv)
+    if as_csv and not list_figures:
+        raise UsageError("--csv lists the figures (with --list); an explanation is a tree: "
+                         "use --json", field="--csv")
 
     day = reading.as_of_date(as_of, today())
     moment = reading.known_at_time(known_at)
@@ -146,6 +179,9 @@ def explain(deal: str, figure: str | None, as_json: bool, depth: int | None,
         paths = figure_paths(result)
         if as_json:
             print_json(paths)
+        elif as_csv:
+            write_csv(("figure", "value"), ({"figure": path, "value": _csv_value(value)}
+                                            for path, value in paths.items()))
         else:
             for path, value in paths.items():
                 click.echo(f"{path} = {_text(value)}")
@@ -153,7 +189,7 @@ def explain(deal: str, figure: str | None, as_json: bool, depth: int | None,
     try:
         explained = explain_figure(result, figure, events, depth=depth)
     except FigureError as err:
-        raise _figure_error(err, "FIGURE") from None
+        raise _figure_error(err, named_as) from None
     if as_json:
         print_json(explained)
         return
@@ -163,20 +199,21 @@ def explain(deal: str, figure: str | None, as_json: bool, depth: int | None,
 # ----------------------------------------------------------------------------- history
 
 
-@cli.command(epilog=PATHS_HELP.replace("FIGURE is", "--figure is"))
+@cli.command(epilog=PATHS_HELP)
 @click.argument("deal")
-@click.option("--figure", "figure", required=True, metavar="PATH",
-              help="The figure to follow (a path into the report JSON; see below).")
+@click.argument("figure", required=False)
+@FIGURE_OPTION
 @click.option("--as-of", "as_of", default=None, metavar="YYYY-MM-DD",
               help="The day the figure is judged on (default: today).")
 @click.option("--interpret", "interpret", multiple=True, metavar="NAME=VALUE",
               help="Switch a named interpretation; repeatable.")
 @click.option("--json", "as_json", is_flag=True, help="Every change, exactly.")
+@csv_option
 @db_option
 @guarded
-def history(deal: str, figure: str, as_of: str | None, interpret: tuple[str, ...],
-            as_json: bool, db: str) -> None:
-    """How one figure of DEAL's report changed as events were recorded: the report is
+def history(deal: str, figure: str | None, figure_option: str | None, as_of: str | None,
+            interpret: tuple[str, ...], as_json: bool, as_csv: bool, db: str) -> None:
+    """How FIGURE of DEAL's report changed as events were recorded: the report is
     recomputed as known at each recording moment (one batch is one moment; a moment that
     records only events dated after --as-of is skipped) and each change is listed with
     the value before and after and the events recorded then."""
@@ -184,15 +221,30 @@ def history(deal: str, figure: str, as_of: str | None, interpret: tuple[str, ...
     from projections.explain import FigureError
     from projections.history import history as figure_history
 
+    from ledger.errors import UsageError
+
+    fmt = one_format(as_json, as_csv)
+    named_as = "--figure" if figure_option and not figure else "FIGURE"  # as the user did
+    figure = _one_figure(figure, figure_option)
+    if not figure:
+        raise UsageError("give the FIGURE to follow (`explain DEAL --list` lists them)",
+                         field="FIGURE")
     day = reading.as_of_date(as_of, today())
     chosen = reading.interpretation_choices(interpret)
     events = _read(db, deal)
     try:
         result = figure_history(events, figure, as_of=day, interpretations=chosen)
     except FigureError as err:
-        raise _figure_error(err, "--figure") from None
-    if as_json:
+        raise _figure_error(err, named_as) from None
+    if fmt == "json":
         print_json(result)
+        return
+    if fmt == "csv":
+        write_csv(("known_at", "status", "before", "after", "events"),
+                  ({"known_at": ch["known_at"], "status": ch["status"],
+                    "before": _csv_value(ch["before"]) if ch["status"] != "appeared" else None,
+                    "after": _csv_value(ch["after"]) if ch["status"] != "disappeared" else None,
+                    "events": [e["id"] for e in ch["events"]]} for ch in result["changes"]))
         return
     from rich.markup import escape
 
@@ -222,15 +274,16 @@ def history(deal: str, figure: str, as_of: str | None, interpret: tuple[str, ...
 
 SCENARIO_HELP = """The real ledger is never written. Added events get ids whatif-1, whatif-2
 ... and count even with --known-at (which limits the real history); a replacement takes the
-place, seq and recorded time of the event it replaces. EVENT_ID may be a unique prefix of
-at least 6 characters (as `log` shows 8). The baseline is the real history under the
+place, seq and recorded time of the event it replaces. EVENT_ID may be any unique prefix
+(the 8 characters `log` shows always do). The baseline is the real history under the
 default interpretations; --interpret switches them in the scenario only.
 
 \b
---save NAME keeps the scenario (the events themselves, the ids and the interpretations;
-not the file paths) beside the ledger: PATH.scenarios.json for a SQLite ledger PATH, or
-DBNAME.scenarios.json in the current directory for postgresql://.../DBNAME. --scenario
-NAME runs a saved one again (other change options are added to it).
+--save NAME keeps the scenario (the events themselves, the ids and the
+interpretations; not the file paths) beside the ledger: PATH.scenarios.json
+for a SQLite ledger PATH, or DBNAME.scenarios.json in the current directory
+for postgresql://.../DBNAME. --scenario NAME runs a saved one again (other
+change options are added to it).
 """
 
 
@@ -252,11 +305,12 @@ NAME runs a saved one again (other change options are added to it).
 @click.option("--through", "through", default=None, metavar="YYYY-MM-DD",
               help="Also judge both histories on this later day (default: the latest "
                    "change dated after --as-of), to see the obligations and money differ.")
+@csv_option
 @report_options
 @guarded
 def whatif(deal: str, add: tuple[str, ...], drop: tuple[str, ...], replace: tuple[str, ...],
-           save_as: str | None, scenario: str | None, as_json: bool, through: str | None,
-           db: str, as_of: str | None, known_at: str | None,
+           save_as: str | None, scenario: str | None, as_json: bool, as_csv: bool,
+           through: str | None, db: str, as_of: str | None, known_at: str | None,
            interpret: tuple[str, ...]) -> None:
     """The report of DEAL with events added, dropped or replaced, or interpretations
     switched, beside the real one: the figures that differ."""
@@ -264,6 +318,7 @@ def whatif(deal: str, add: tuple[str, ...], drop: tuple[str, ...], replace: tupl
     from ledger.errors import UsageError
     from projections.whatif import resolve_changes, whatif as run_whatif
 
+    fmt = one_format(as_json, as_csv)
     day = reading.as_of_date(as_of, today())
     moment = reading.known_at_time(known_at)
     chosen = reading.interpretation_choices(interpret)
@@ -287,12 +342,17 @@ def whatif(deal: str, add: tuple[str, ...], drop: tuple[str, ...], replace: tupl
     if save_as:
         replaced = scenarios.save(path, save_as, deal, changes)
         note = f"scenario {save_as!r} {'replaced' if replaced else 'saved'} in {path}"
-    if as_json:
+    if fmt == "json":
         print_json(result)
+    elif fmt == "csv":
+        write_csv(("figure", "change", "baseline", "scenario"),
+                  ({"figure": row["figure"], "change": row["change"],
+                    "baseline": _csv_value(row.get("baseline")),
+                    "scenario": _csv_value(row.get("scenario"))} for row in result["diff"]))
     else:
         show_whatif(result, console())
     if note:
-        click.echo(note, err=as_json)
+        click.echo(note, err=fmt != "table")
 
 
 def show_whatif(result: dict, out) -> None:
@@ -366,17 +426,25 @@ def _brief(value: Any) -> str:
 
 
 @cli.command("scenarios")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Each scenario, exactly.")
+@csv_option
 @db_option
 @guarded
-def list_scenarios(as_json: bool, db: str) -> None:
+def list_scenarios(as_json: bool, as_csv: bool, db: str) -> None:
     """List the saved what-if scenarios of the ledger (see `whatif --help`)."""
     from publishing.scenarios import scenarios, scenarios_path
 
+    fmt = one_format(as_json, as_csv)
     path = scenarios_path(db)
     rows = scenarios(path)
-    if as_json:
+    if fmt == "json":
         print_json(rows)
+        return
+    if fmt == "csv":
+        write_csv(("name", "deal", "saved_at", "add", "drop", "replace", "interpretations"),
+                  ({**r, "interpretations": " ".join(f"{k}={v}" for k, v in
+                                                     r["interpretations"].items())}
+                   for r in rows))
         return
     if not rows:
         click.echo(f"no scenarios saved in {path}")

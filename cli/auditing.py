@@ -1,4 +1,4 @@
-"""Commands for auditors: read the log, verify the chain (or an auditor pack offline),
+"""Commands for auditors: verify the chain (or an auditor pack offline),
 export a deal's auditor pack, and materialise the read models as SQL tables."""
 
 from __future__ import annotations
@@ -11,54 +11,9 @@ import click
 from ledger.errors import UsageError
 
 from . import common
-from .common import console, db_option, guarded, open_ledger, report_options
+from .common import db_option, guarded, open_ledger, report_options
 from .main import cli
-
-
-
-def _summary(data: dict) -> str:
-    text = ", ".join(f"{k}={v}" for k, v in data.items() if k not in ("terms",))
-    return text if len(text) <= 70 else text[:67] + "..."
-
-
-@cli.command()
-@click.option("--deal", default=None, help="Only this deal's events.")
-@click.option("--type", "event_type", default=None, help="Only events of this type.")
-@click.option("--json", "as_json", is_flag=True, help="Exact JSON Lines with the store's fields.")
-@db_option
-@guarded
-def log(deal: str | None, event_type: str | None, as_json: bool, db: str) -> None:
-    """Show the log in order; retracted events are marked, never hidden."""
-    def wanted(r: dict) -> bool:
-        return (deal is None or r["deal"] == deal) and (event_type is None
-                                                        or r["type"] == event_type)
-
-    if as_json:  # streamed: the log is never held in memory
-        from publishing.pack import log_line
-
-        with open_ledger(db) as ledger:
-            for r in ledger.records():
-                if wanted(r):
-                    click.echo(log_line(r))
-        return
-    with open_ledger(db) as ledger:
-        records, retracted = [], {}
-        for r in ledger.records():
-            if r["type"] == "EventRetracted":
-                retracted[r["data"]["event_id"]] = r["id"]
-            if wanted(r):
-                records.append(r)
-    from rich.table import Table
-
-    table = Table(title=f"{len(records)} event(s)")
-    for col in ("seq", "date", "deal", "type", "data", "id", "recorded", "by", "note"):
-        table.add_column(col, overflow="fold")
-    for r in records:
-        note = f"RETRACTED by {retracted[r['id']][:8]}" if r["id"] in retracted else ""
-        table.add_row(str(r["seq"]), r["date"], r["deal"], r["type"], _summary(r["data"]),
-                      r["id"][:8], r["recorded_at"][:19], r["recorded_by"], note,
-                      style="strike dim" if note else None)
-    console().print(table)
+from .progress import progress
 
 
 @cli.command()
@@ -88,7 +43,8 @@ def verify(expect: str | None, pack: str | None, db: str) -> None:
         from ledger.chain import verify as verify_chain
 
         with open_ledger(db) as ledger:
-            verdict = verify_chain(ledger, expect)
+            with progress("verifying", total=ledger.max_position(), unit="rows") as advance:
+                verdict = verify_chain(ledger, expect, on_progress=advance)
     click.echo(verdict.line(), err=not verdict.ok)
     raise SystemExit(0 if verdict.ok else 1)
 
@@ -112,8 +68,10 @@ def export(deal: str, out: str, as_json: bool, db: str, as_of: str | None,
     moment = reading.known_at_time(known_at)
     chosen = reading.interpretation_choices(interpret)
     with open_ledger(db) as ledger:
-        result = pack.export(ledger, deal, out, as_of=day, known_at=moment,
-                             interpretations=chosen)
+        with progress("verifying, then writing the pack", total=ledger.max_position(),
+                      unit="rows") as advance:
+            result = pack.export(ledger, deal, out, as_of=day, known_at=moment,
+                                 interpretations=chosen, on_progress=advance)
     if as_json:
         click.echo(json.dumps(dataclasses.asdict(result)))
         return

@@ -11,7 +11,8 @@ from .main import cli
 CLAUSE_HELP = """\b
 Example:
   deal-ledger clause "RRA §2(b)"
-  deal-ledger clause "Letter ¶2" --deal infocrossing-letter-2002 --as-of 2007-12-31
+  deal-ledger clause "Letter ¶2" --deal infocrossing-letter-2002 \\
+      --as-of 2007-12-31
 
 REF is a clause as the code cites it: `RRA §3(a)(iv)(A)`, `RRA §1 Business Day`, `Letter
 ¶3` (quotes keep it one word; `rra 2b` and `letter 3` are read the same). A rule, an

@@ -13,10 +13,23 @@ import click
 DEFAULT_DB = "ledger.db"
 
 
+def db_from_group(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """A command's ``--db``: its own if given on the command line, else the one given
+    before the command (``deal-ledger --db PATH log``), else ``$LEDGER_DB``, else the
+    default."""
+    from click.core import ParameterSource
+
+    if ctx.get_parameter_source(param.name) == ParameterSource.COMMANDLINE:
+        return value
+    given = ctx.find_root().params.get("db")
+    return given if given is not None else value
+
+
 def db_option(f: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--db", "db", envvar="LEDGER_DB", default=DEFAULT_DB, show_default=True,
+                        callback=db_from_group,
                         help="Ledger: a SQLite file path, or postgresql://user@host:port/dbname "
-                             "($LEDGER_DB).")(f)
+                             "(also accepted before the command; else $LEDGER_DB).")(f)
 
 
 def user_option(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -71,6 +84,13 @@ def guarded(f: Callable[..., Any]) -> Callable[..., Any]:
             return f(*args, **kwargs)
         except LedgerError as err:
             fail(err)
+        except BrokenPipeError:  # `deal-ledger log | head`: the reader has all it wanted
+            try:
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())  # no second error when Python exits
+            except (OSError, ValueError, AttributeError):
+                pass
+            sys.exit(0)
 
     return wrapper
 

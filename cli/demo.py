@@ -7,12 +7,12 @@ import tempfile
 
 import click
 
-from .common import console, guarded, load_report, open_ledger
+from .common import console, db_from_group, guarded, load_report, open_ledger
 from .main import cli
 
 
 @cli.command()
-@click.option("--db", default=None,
+@click.option("--db", default=None, callback=db_from_group,
               help="Where to build the demo ledger (default: a new temp file).")
 @guarded
 def demo(db: str | None) -> None:
@@ -57,6 +57,6 @@ def demo(db: str | None) -> None:
               f"recorded, {money(then)} as known at {known_at}. Try:")
     for line in (f"deal-ledger report {RRA} --db {db} --as-of {as_of} --known-at {known_at}",
                  f"deal-ledger history {RRA} --db {db} --as-of {as_of} "
-                 "--figure additional_interest.accrued_to_as_of",
+                 "additional_interest.accrued_to_as_of",
                  f"deal-ledger log --db {db} --deal {RRA}"):
         out.print(Text("  " + line), soft_wrap=True)  # one line, to copy and paste

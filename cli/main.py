@@ -13,9 +13,41 @@ import sys
 import click
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LedgerGroup(click.Group):
+    """The command list shows each command's whole one-line summary (wrapped, never cut
+    off with "..."): its ``short_help``, else the first sentence of its help."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            cmd = self.get_command(ctx, name)
+            if cmd is None or cmd.hidden:
+                continue
+            rows.append((name, cmd.short_help or first_sentence(cmd.help or "")))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+def first_sentence(text: str) -> str:
+    """The help's first sentence (up to a period followed by a space, or its first
+    paragraph), on one line."""
+    para = " ".join(text.split("\n\n")[0].split())
+    for i, char in enumerate(para):
+        if char == "." and (i + 1 == len(para) or para[i + 1] == " "):
+            return para[:i + 1]
+    return para
+
+
+@click.group(cls=LedgerGroup, context_settings={"help_option_names": ["-h", "--help"]},
+             epilog="\b\nExample:\n  deal-ledger demo --db ledger.db && deal-ledger --db "
+                    "ledger.db log --limit 5")
 @click.version_option("0.1.0", prog_name="deal-ledger")
-def cli() -> None:
+@click.option("--db", "db", default=None, metavar="PATH|URL",
+              help="The ledger for the command that follows (as if given to it). Which "
+                   "wins: the command's own --db, then this, then $LEDGER_DB, then "
+                   "ledger.db.")
+def cli(db: str | None) -> None:
     """An event-sourced ledger of deal obligations: Registration Defaults and Additional
     Interest under the 2004 Resale Registration Rights Agreement, anti-dilution deferral
     and true-up shares under the 2002 letter agreement of Infocrossing, Inc.
@@ -53,4 +85,7 @@ def main() -> None:
 
 
 # The commands attach themselves to ``cli``; imported last because they import it.
-from . import agenda, analysts, auditing, clauses, demo, operators, reports  # noqa: E402,F401
+from . import agenda, analysts, auditing, catalog, clauses, demo, log, operators, reports  # noqa: E402,F401,E501
+from .examples import annotate  # noqa: E402
+
+annotate(cli)

@@ -7,7 +7,32 @@ import sys
 import click
 
 from .common import db_option, guarded, ledger_to_append, open_ledger, user_option
+from .catalog import RecordCommand
 from .main import cli
+from .progress import progress
+
+
+BAR_FROM = 1000  # lines: a smaller batch is done before a bar would be read
+
+
+def read_with_progress(raw: bytes):
+    """The batch parsed and checked line by line, with a bar on a terminal for a big one."""
+    from ledger.jsonl import read_batch
+
+    lines = raw.count(b"\n") + (0 if raw.endswith(b"\n") else 1)
+    if lines < BAR_FROM:
+        return read_batch(raw)
+    with progress("reading", total=lines, unit="lines") as advance:
+        return read_batch(raw, on_progress=advance)
+
+
+def progress_while(label: str, size: int):
+    """A bar without a total (the elapsed time runs) for work that reports no steps."""
+    import contextlib
+
+    if size < BAR_FROM:
+        return contextlib.nullcontext()
+    return progress(label, total=None)
 
 
 def _print_appended(result) -> None:
@@ -57,12 +82,14 @@ def append(source: str, db: str, user: str | None) -> None:
                 raw = fh.read()
         except OSError as err:
             raise UsageError(f"cannot read {source}: {err.strerror}") from None
-    batch = read_batch(raw)
-    with ledger_to_append(db) as ledger:
-        _print_appended(ledger.append(batch, user=user))
+    batch = read_with_progress(raw)
+    with ledger_to_append(db) as ledger, progress_while(
+            f"checking and writing {len(batch):,} events", len(batch)):
+        appended = ledger.append(batch, user=user)
+    _print_appended(appended)
 
 
-@cli.command()
+@cli.command(cls=RecordCommand)
 @click.argument("event_type")
 @click.option("--deal", required=True)
 @click.option("--date", "day", required=True, help="The day it happened, YYYY-MM-DD.")
@@ -74,10 +101,9 @@ def append(source: str, db: str, user: str | None) -> None:
 @guarded
 def record(event_type: str, deal: str, day: str, source: str | None, key: str | None,
            fields: tuple[str, ...], db: str, user: str | None) -> None:
-    """Append one event typed at the terminal: FIELDS are name=value pairs.
-
-    Example: deal-ledger record ShelfFiled --deal infocrossing-rra-2004 --date 2004-07-13
-    file_number=333-117340"""
+    """Append one event typed at the terminal: FIELDS are name=value pairs (numbers,
+    true/false and lists as JSON; text as is). `deal-ledger record TYPE --help` lists
+    the fields of TYPE; `deal-ledger types` lists every type."""
     from ledger.operations import event_from_fields
 
     new = event_from_fields(event_type, deal, day, fields, source=source, key=key)
@@ -85,15 +111,19 @@ def record(event_type: str, deal: str, day: str, source: str | None, key: str | 
         _print_appended(ledger.append([new], user=user))
 
 
+REASON_HELP = "Why the event is wrong (required: it is kept in the EventRetracted)."
+
+
 @cli.command()
 @click.argument("event_id")
-@click.option("--reason", required=True, help="Why the event is wrong.")
+@click.option("--reason", required=True, help=REASON_HELP)
 @click.option("--date", "day", default=None, help="Date of the correction (default: the target's date).")
 @db_option
 @user_option
 @guarded
 def retract(event_id: str, reason: str, day: str | None, db: str, user: str | None) -> None:
-    """Retract EVENT_ID: append EventRetracted; the event stays in the log, marked."""
+    """Retract EVENT_ID (the whole id or any unique prefix, such as the 8 characters
+    `log` shows): append EventRetracted; the event stays in the log, marked."""
     from ledger.operations import retraction
 
     with open_ledger(db) as ledger:
@@ -104,12 +134,13 @@ def retract(event_id: str, reason: str, day: str | None, db: str, user: str | No
 @cli.command()
 @click.argument("event_id")
 @click.argument("replacement", type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("--reason", default="corrected", show_default=True)
+@click.option("--reason", required=True, help=REASON_HELP)
 @db_option
 @user_option
 @guarded
 def correct(event_id: str, replacement: str, reason: str, db: str, user: str | None) -> None:
-    """Retract EVENT_ID and append the REPLACEMENT (a JSONL file) in one atomic batch."""
+    """Retract EVENT_ID (the whole id or any unique prefix) and append the REPLACEMENT
+    (a JSONL file, or - for standard input) in one atomic batch."""
     from ledger.errors import UsageError
     from ledger.jsonl import read_batch
     from ledger.operations import retraction

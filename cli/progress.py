@@ -22,6 +22,13 @@ def _stderr_is_terminal() -> bool:
         return False
 
 
+def _console():
+    """Where the bar is drawn: standard error (a test puts a terminal of its own here)."""
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
 @contextlib.contextmanager
 def progress(label: str, total: int | None = None, *, unit: str = "events"
              ) -> Iterator[Callable[[int], None]]:
@@ -29,13 +36,12 @@ def progress(label: str, total: int | None = None, *, unit: str = "events"
     if not _stderr_is_terminal():
         yield lambda n=1: None
         return
-    from rich.console import Console
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                                TimeElapsedColumn, TimeRemainingColumn)
 
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                    TextColumn(unit), TimeElapsedColumn(), TimeRemainingColumn(),
-                   console=Console(stderr=True), transient=True)
+                   console=_console(), transient=True)
     with bar:
         task = bar.add_task(label, total=total)
         yield lambda n=1: bar.advance(task, n)

@@ -7,6 +7,7 @@ import json
 import click
 
 from .common import console, guarded, load_report, print_json, report_options
+from .formats import csv_option, one_format, write_csv
 from .main import cli
 from .views import VIEWS, View, show_view, view_json, views_for
 
@@ -14,10 +15,19 @@ from .views import VIEWS, View, show_view, view_json, views_for
 @cli.command()
 @click.option("--json", "as_json", is_flag=True,
               help="Each one's default, alternatives, clause, question and readings.")
-def interpretations(as_json: bool) -> None:
-    """List the named interpretations of ambiguous clauses (SPEC §6)."""
+@csv_option
+@guarded
+def interpretations(as_json: bool, as_csv: bool) -> None:
+    """List the named interpretations of ambiguous clauses: each one's clause, question,
+    default reading and the alternatives `--interpret NAME=VALUE` switches to."""
     from projections.interpretations import REGISTRY
 
+    fmt = one_format(as_json, as_csv)
+    if fmt == "csv":
+        write_csv(("name", "default", "alternatives", "clause", "question"),
+                  ({"name": i.name, "default": i.default, "alternatives": list(i.alternatives),
+                    "clause": i.clause, "question": i.question} for i in REGISTRY.values()))
+        return
     if as_json:
         click.echo(json.dumps({n: {"default": i.default, "alternatives": list(i.alternatives),
                                    "clause": i.clause, "question": i.question,
@@ -43,13 +53,14 @@ def interpretation_defaults() -> dict[str, str]:
 
 @cli.command()
 @click.argument("deal")
-@click.option("--json", "as_json", is_flag=True, help="The SPEC §7 object, exactly.")
+@click.option("--json", "as_json", is_flag=True,
+              help="The whole report object, exactly (its fields are listed in the README).")
 @report_options
 @guarded
 def report(deal: str, as_json: bool, db: str, as_of: str | None, known_at: str | None,
            interpret: tuple[str, ...]) -> None:
-    """The report of DEAL as of a date, as known at a time (SPEC §7): every view of its
-    kind, or the whole object with --json."""
+    """The report of DEAL as of a date, as known at a time: every view of its kind, or
+    the whole object with --json (each view's command has --csv)."""
     result = load_report(db, deal, as_of, known_at, interpret)
     if as_json:
         print_json(result)
@@ -65,11 +76,14 @@ def _view_command(view: View) -> None:
     @cli.command(name=view.name, help=view.help)
     @click.argument("deal")
     @click.option("--json", "as_json", is_flag=True,
-                  help="The matching part of the SPEC §7 object, with its head.")
+                  help="The matching part of the report object (`report --json`), with its "
+                       "head.")
+    @csv_option
     @report_options
     @guarded
-    def command(deal: str, as_json: bool, db: str, as_of: str | None, known_at: str | None,
-                interpret: tuple[str, ...]) -> None:
+    def command(deal: str, as_json: bool, as_csv: bool, db: str, as_of: str | None,
+                known_at: str | None, interpret: tuple[str, ...]) -> None:
+        fmt = one_format(as_json, as_csv)
         result = load_report(db, deal, as_of, known_at, interpret)
         if result["kind"] != view.kind:
             from ledger.errors import UsageError
@@ -78,8 +92,14 @@ def _view_command(view: View) -> None:
             raise UsageError(f"{deal!r} is a deal of kind {result['kind']}; `{view.name}` "
                              f"is for {view.kind} deals (for this deal: {others})",
                              field="DEAL")
-        if as_json:
+        if fmt == "json":
             print_json(view_json(view, result))
+            return
+        if fmt == "csv":
+            from .tables import view_rows
+
+            columns, rows = view_rows(view.name, result)
+            write_csv(columns, rows)
             return
         show_view(view, result, console(), interpretation_defaults())
 

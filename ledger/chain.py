@@ -26,7 +26,7 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from . import guards
 from .errors import UsageError
@@ -114,7 +114,8 @@ def _witness_file(path: str) -> Witness:
 PAGE = 2000
 
 
-def verify(ledger: Ledger, expect: str | None = None) -> Verdict:
+def verify(ledger: Ledger, expect: str | None = None,
+           on_progress: Callable[[int], None] | None = None) -> Verdict:
     """Walk every row of the store, in one consistent view of it (``ledger.stable``),
     and prove that what reports read is exactly the hash chain:
 
@@ -138,6 +139,8 @@ def verify(ledger: Ledger, expect: str | None = None) -> Verdict:
                 if (verdict := walk.row(n)) is not None:
                     return verdict
             after = page[-1].id
+            if on_progress is not None:
+                on_progress(len(page))  # rows of the store: events and chain heads
         if (verdict := walk.end()) is not None:
             return verdict
         if (verdict := _check_snapshots(ledger, view, walk)) is not None:

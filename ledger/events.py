@@ -429,6 +429,17 @@ def validate_data(event_type: str, data: Any, *, line: int | None = None) -> dic
         parsed = model.model_validate(data)
     except ValidationError as err:
         path, msg = _first_error(err)
+        unknown = [e for e in err.errors(include_url=False) if e["type"] == "extra_forbidden"]
+        if unknown:  # a mistyped name also makes the right one "missing": name the typo
+            path, msg = _field_path(tuple(unknown[0]["loc"])), "unknown field"
+        if msg == "unknown field" and path in data:
+            from .suggest import did_you_mean
+
+            fields = list(model.model_fields)
+            hint = did_you_mean(path, fields) or (
+                f"the fields of {event_type}: {', '.join(fields)}" if fields
+                else f"{event_type} has no fields")
+            msg = f"unknown field; {hint}"
         raise InvalidEvent(msg, line=line, field=f"data.{path}" if path else "data",
                            rule=f"{event_type} schema") from None
     return parsed.model_dump(mode="json", exclude_none=True)
@@ -506,7 +517,12 @@ def parse_event(obj: Any, *, line: int | None = None,
                 raise InvalidEvent("is required", line=line, field=name)
     event_type = obj["type"]
     if not isinstance(event_type, str) or event_type not in CATALOG:
-        raise InvalidEvent(f"unknown event type {event_type!r}", line=line, field="type")
+        from .suggest import did_you_mean
+
+        hint = (did_you_mean(event_type, CATALOG) if isinstance(event_type, str) else None
+                ) or "see `deal-ledger types`"
+        raise InvalidEvent(f"unknown event type {event_type!r}; {hint}", line=line,
+                           field="type")
     deal = obj["deal"]
     if not isinstance(deal, str) or not DEAL_NAME.fullmatch(deal):
         raise InvalidEvent("must be a deal name of letters, digits, '.', '_' or '-'",

@@ -392,16 +392,18 @@ def check(state: dict[str, Any], record: dict[str, Any], batch: Batch | None = N
             if state["count"]:
                 raise RuleViolation(f"deal {deal}'s DealOpened was retracted; open it again "
                                     "(a new DealOpened) first", field="deal",
-                                    rule="SPEC §3.1 EventRetracted")
+                                    rule=RETRACTION_RULE)
             raise RuleViolation(f"deal {deal} was never opened (append its DealOpened first)",
-                                field="deal", rule="SPEC §3")
+                                field="deal", rule="a deal begins with its DealOpened")
         kind = kind_of_type(t)
         if kind is not None and kind != state["kind"]:
             raise RuleViolation(f"{t} is an event of a {kind} deal, and {deal} is a "
-                                f"{state['kind']} deal", field="type", rule="SPEC §3.2-§3.3")
+                                f"{state['kind']} deal", field="type",
+                                rule="the types of a deal kind: deal-ledger types --kind KIND")
         if record["date"] < state["opened"]:
             raise RuleViolation(f"dated before the deal was opened on {state['opened']}",
-                                field="date", rule="SPEC §3")
+                                field="date",
+                                rule="an event is dated on or after its deal's opening")
     key = record.get("key")
     if key is not None and key in state["keys"]:
         raise DuplicateKey(f"deal {deal} already has an event with key {key!r} "
@@ -463,6 +465,8 @@ HOLDER_FIELDS: dict[str, tuple[str, ...]] = {
     "NotesConverted": ("holder",),
     "NotesRetired": ("holder",),
 }
+# where a refusal about retractions sends the user (the event format, shown by the CLI)
+RETRACTION_RULE = "retractions: deal-ledger types EventRetracted"
 CLAUSE_HOLDER = "RRA §1 Holder"
 
 
@@ -516,14 +520,14 @@ def _check_retraction(state: dict[str, Any], record: dict[str, Any]) -> None:
     target = state["ids"].get(target_id)
     if target is None:
         raise RuleViolation(f"no event {target_id} in deal {record['deal']}",
-                            field="data.event_id", rule="SPEC §3.1 EventRetracted")
+                            field="data.event_id", rule=RETRACTION_RULE)
     if target_id in state["retracted"]:
         raise RuleViolation(f"event {target_id} was already retracted by "
                             f"{state['retracted'][target_id]}", field="data.event_id",
-                            rule="SPEC §3.1 EventRetracted")
+                            rule=RETRACTION_RULE)
     if target[0] == "EventRetracted":
         raise RuleViolation(f"a {target[0]} cannot be retracted", field="data.event_id",
-                            rule="SPEC §3.1 EventRetracted")
+                            rule=RETRACTION_RULE)
     if target[0] == "DealOpened":
         _check_deal_opened_retraction(state, record, target_id)
         return
@@ -558,7 +562,7 @@ def _check_deal_opened_retraction(state: dict[str, Any], record: dict[str, Any],
     if live:
         raise RuleViolation(f"a DealOpened can only be retracted when every other event of "
                             f"the deal is retracted; {len(live)} are not (first: {live[0]})",
-                            field="data.event_id", rule="SPEC §3.1 EventRetracted")
+                            field="data.event_id", rule=RETRACTION_RULE)
 
 
 # -------------------------------------------------------------------------- fold

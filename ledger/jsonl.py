@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
-from typing import Any
+from typing import Any, Callable
 
 from .errors import InvalidEvent
 from .events import NewEvent, parse_event
@@ -62,8 +62,10 @@ def loads(text: str) -> Any:
         raise ValueError("nested too deeply") from None
 
 
-def read_batch(raw: bytes) -> list[NewEvent]:
-    """Parse and validate a whole batch; ``InvalidEvent`` at the first bad line."""
+def read_batch(raw: bytes, on_progress: Callable[[int], None] | None = None
+               ) -> list[NewEvent]:
+    """Parse and validate a whole batch; ``InvalidEvent`` at the first bad line.
+    ``on_progress(n)`` is told of every thousand lines read (and the rest at the end)."""
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     lines = raw.split(b"\n")
@@ -77,6 +79,10 @@ def read_batch(raw: bytes) -> list[NewEvent]:
     events = []
     for number, line in enumerate(lines, start=1):
         events.append(parse_line(line, number))
+        if on_progress is not None and number % 1000 == 0:
+            on_progress(1000)
+    if on_progress is not None and len(lines) % 1000:
+        on_progress(len(lines) % 1000)
     return events
 
 

@@ -63,7 +63,9 @@ def event_from_fields(event_type: str, deal: str, day: str, fields: Iterable[str
     """One event from ``name=value`` pairs: JSON values where they parse (numbers,
     true/false, lists), plain text for text fields and everything else."""
     if event_type not in CATALOG:
-        raise InvalidEvent(f"unknown event type {event_type!r}", field="type")
+        from .catalog import unknown_type
+
+        raise InvalidEvent(unknown_type(event_type) or "", field="type")
     data: dict[str, Any] = {}
     for item in fields:
         name, sep, value = item.partition("=")
@@ -89,11 +91,9 @@ def event_from_fields(event_type: str, deal: str, day: str, fields: Iterable[str
 def retraction(ledger, event_id: str, reason: str, day: str | None) -> NewEvent:
     """``EventRetracted`` for ``event_id``, in the target's deal, dated ``day`` or the
     target's own date."""
-    for record in ledger.records():
-        if record["id"] == event_id:
-            obj = {"type": "EventRetracted", "deal": record["deal"],
-                   "date": day or record["date"],
-                   "data": {"event_id": event_id, "reason": reason}}
-            return parse_event(obj, line=1)
-    raise InvalidEvent(f"no event {event_id} in the ledger", field="event_id",
-                       rule="SPEC §3.1 EventRetracted")
+    from .logread import find_event
+
+    record = find_event(ledger, event_id)  # the whole id, or any unique prefix of it
+    obj = {"type": "EventRetracted", "deal": record["deal"], "date": day or record["date"],
+           "data": {"event_id": record["id"], "reason": reason}}
+    return parse_event(obj, line=1)

@@ -178,7 +178,8 @@ def generic(c: Context) -> dict:
         name = trail[1][1]
         return c.node(f"interpretation {name} = {c.loc.value}", interpretations={name: c.loc.value},
                       clause=REGISTRY[name].clause if name in REGISTRY else None,
-                      rule="a named interpretation in force for this computation (SPEC §6)")
+                      rule="a named interpretation in force for this computation "
+                           "(deal-ledger interpretations)")
     for depth in range(len(trail), 0, -1):
         node = c.loc.at(depth)
         if isinstance(node, dict) and (node.get("events") or node.get("event")):

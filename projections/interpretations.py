@@ -72,7 +72,7 @@ REGISTRY: dict[str, Interpretation] = {i.name: i for i in (
                                "the 20th date following delivery'): 20 calendar days after "
                                "the request",
          "section_2b_business_days": "the Questionnaire Deadline of RRA §2(b): the 20th "
-                                     "Business Day after the written request (SPEC §4.4)"}),
+                                     "Business Day after the written request"}),
     Interpretation(
         "window_breach", "usability_default", ("report_only", "suspension_default"),
         "RRA §4(b)(i), §3(a)(iii), §3(a)(iv)",

@@ -37,7 +37,7 @@ from .figures import NOISE, dotted_prefixes, entry_selectors, quote_key, strip_b
 from .interpretations import resolve
 from .report import report
 
-MIN_PREFIX = 6
+MIN_PREFIX = 1  # any unique prefix, as everywhere an event id is taken
 
 
 class ScenarioError(LedgerError):
@@ -122,16 +122,20 @@ def _stored(new: NewEvent, *, id: str, seq: int, at: datetime) -> Event:
 
 
 def resolve_id(text: str, by_id: Mapping[str, Event], option: str, deal: str) -> str:
-    """An event id of the deal, or a unique prefix of one (at least 6 characters, as
-    ``log`` shows 8); ``UsageError`` naming ``option`` otherwise."""
+    """An event id of the deal, or any unique prefix of one (as git takes a commit's;
+    the 8 characters ``log`` shows always do); ``UsageError`` naming ``option`` and, for
+    an ambiguous prefix, the candidates otherwise."""
     if text in by_id:
         return text
     found = [i for i in by_id if len(text) >= MIN_PREFIX and i.startswith(text)]
     if len(found) == 1:
         return found[0]
     if len(found) > 1:
-        raise UsageError(f"{text!r} is the start of {len(found)} event ids of deal {deal}; "
-                         "give more of it", field=option)
+        shown = ", ".join(f"{i[:12]} ({getattr(by_id[i], 'type', 'event')})"
+                          for i in found[:5])
+        more = f" and {len(found) - 5} more" if len(found) > 5 else ""
+        raise UsageError(f"{text!r} is the start of {len(found)} event ids of deal {deal}: "
+                         f"{shown}{more}; give more of it", field=option)
     raise UsageError(f"no event {text!r} in deal {deal}", field=option)
 
 

@@ -325,7 +325,7 @@ def _interpretations(in_force: Mapping[str, str]) -> list[str]:
                      "default": "yes" if i and value == i.default else "no (switched)",
                      "clause": i.clause if i else "",
                      "reading": i.readings.get(value, "") if i else ""})
-    return ["<h2>Interpretations in force (SPEC §6)</h2>",
+    return ["<h2>Interpretations in force</h2>",
             table(rows, ["name", "value", "default", "clause", "reading"],
                   headers={"name": "interpretation", "value": "reading in force",
                            "default": "the default", "reading": "what it means"})]

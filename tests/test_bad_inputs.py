@@ -194,7 +194,7 @@ CORPUS: list[Case] = [
                               holder=LEHMAN, amount="1")), 1, "data.payment_date",
       ("not a real calendar date",)),
     C("date-before-deal-opened", lines(J("ShelfEffective", "2004-06-29")), 1, "date",
-      ("before the deal was opened on 2004-06-30", "SPEC §3"), pg=True),
+      ("before the deal was opened on 2004-06-30", "on or after its deal's opening"), pg=True),
     # ---------------------------------------------------------------- amounts
     C("amount-negative", lines(issue('"-1000"')), 1, "data.principal", ("positive amount",),
       pg=True),

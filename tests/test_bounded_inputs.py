@@ -477,7 +477,8 @@ def test_a_formula_named_holder_is_neutralised_in_the_pack(db, tmp_path):
         line(ev("NotesIssued", "2004-06-30", holder=n, principal="1000000")) for n in names)))
     pack = str(tmp_path / "pack")
     ok(run("export", RRA, "--out", pack, "--as-of", "2005-06-30", "--db", db))
-    with open(os.path.join(pack, "additional_interest.csv"), newline="") as fh:
+    with open(os.path.join(pack, "additional_interest.csv"), newline="",
+              encoding="utf-8-sig") as fh:   # the pack's CSVs start with a byte order mark
         rows = [r for r in csv.DictReader(fh) if r["payment_date"] == "2005-01-15"]
     with open(os.path.join(pack, "report.json")) as fh:
         amounts = next(p for p in json.load(fh)["additional_interest"]["payments"]

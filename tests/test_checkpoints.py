@@ -143,7 +143,7 @@ def test_a_malformed_checkpoint_is_refused_naming_the_option(sqlite_url, tmp_pat
     append(sqlite_url, tmp_path, [opened("rra")])
     result = run("verify", "--db", sqlite_url, "--expect", bad)
     assert result.exit_code == 2
-    assert result.output.startswith("error: field '--expect': give a head hash (64 hex digits)")
+    assert result.output.startswith("error: field '--expect': give a head hash (64 hex digits, or its first 8 or more)")
     assert len(result.output.strip().splitlines()) == 1
 
 

@@ -339,14 +339,14 @@ def test_correct_with_a_bad_replacement_writes_nothing(example_1, tmp_path):
     filed = log_records(example_1, "--type", "ShelfFiled")[0]
     path = tmp_path / "fix.jsonl"
     path.write_text(jsonl(ev("ShelfFiled", "2004-07-13", colour="red")))
-    err = refused(run("correct", filed["id"], str(path), "--db", example_1), 3)
+    err = refused(run("correct", filed["id"], str(path), "--reason", "x", "--db", example_1), 3)
     assert "line 1" in err and "field 'data.colour'" in err
     assert len(log_records(example_1)) == 4                    # not even the retraction
 
 
 def test_correct_reads_the_replacement_from_standard_input(example_1):
     filed = log_records(example_1, "--type", "ShelfFiled")[0]
-    ok(run("correct", filed["id"], "-", "--db", example_1,
+    ok(run("correct", filed["id"], "-", "--reason", "wrong date", "--db", example_1,
            input=jsonl(ev("ShelfFiled", "2004-07-13"))))
     assert [r["type"] for r in log_records(example_1)[-2:]] == ["EventRetracted", "ShelfFiled"]
 

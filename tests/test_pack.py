@@ -291,7 +291,8 @@ def test_example_one_schedules_hold_the_hand_worked_figures(tmp_path):
     result = run("export", "ex1", "--db", db, "--out", str(out), "--as-of", "2005-06-30")
     assert result.exit_code == 0, result.output
     assert verify(out).exit_code == 0
-    rows = list(csv.DictReader(io.StringIO((out / "additional_interest.csv").read_text())))
+    rows = list(csv.DictReader(io.StringIO((out / "additional_interest.csv").read_text(
+        encoding="utf-8-sig"))))
     first = rows[0]
     # 60,000,000 x 0.0025 x 16/360 = 6,666.67; Jan 15 2005 is a Saturday, Jan 17 MLK Day
     assert (first["payment_date"], first["paid_on"], first["record_date"]) == (
@@ -299,7 +300,8 @@ def test_example_one_schedules_hold_the_hand_worked_figures(tmp_path):
     assert (first["period_start"], first["period_end"]) == ("2004-06-30", "2005-01-15")
     assert (first["holder"], first["amount"], first["amount_cents"]) == (
         "Lehman Brothers Inc.", "6666.67", "666667")
-    defaults = list(csv.DictReader(io.StringIO((out / "defaults.csv").read_text())))
+    defaults = list(csv.DictReader(io.StringIO((out / "defaults.csv").read_text(
+        encoding="utf-8-sig"))))
     assert [(d["clause"], d["default_date"], d["accrual_from"], d["accrual_until"])
             for d in defaults] == [("RRA §3(a)(ii)", "2004-10-28", "2004-10-29",
                                     "2004-11-15")]
@@ -315,7 +317,8 @@ def test_switched_interpretation_and_known_at_are_kept_and_reverified(tmp_path):
     manifest = json.loads((out / MANIFEST).read_text())
     assert manifest["interpretations"]["default_date"] == "first_breach_day"
     assert manifest["known_at"] == "2100-01-01T23:59:59.999999Z"
-    rows = list(csv.DictReader(io.StringIO((out / "additional_interest.csv").read_text())))
+    rows = list(csv.DictReader(io.StringIO((out / "additional_interest.csv").read_text(
+        encoding="utf-8-sig"))))
     # a day later: accrual 2004-10-30 to 2004-11-15, 30/360 days = 15: 6,250.00
     assert rows[0]["amount"] == "6250.00"
     assert verify(out).exit_code == 0

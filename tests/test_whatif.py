@@ -412,10 +412,13 @@ def test_event_ids_exact_or_a_unique_prefix():
     by_id = {"abcdef01": None, "abcdef02": None, "12345678": None}
     assert resolve_id("12345678", by_id, "--drop", "d") == "12345678"
     assert resolve_id("123456", by_id, "--drop", "d") == "12345678"
-    with pytest.raises(UsageError, match="start of 2 event ids"):
+    with pytest.raises(UsageError, match="start of 2 event ids of deal d: abcdef01 .*, "
+                                         "abcdef02 "):
         resolve_id("abcdef", by_id, "--drop", "d")
-    with pytest.raises(UsageError, match="no event '1234'"):
-        resolve_id("1234", by_id, "--drop", "d")   # too short to be a prefix
+    # any unique prefix, as git takes a commit's (issue 15: ids as prefixes everywhere)
+    assert resolve_id("1", by_id, "--drop", "d") == "12345678"
+    with pytest.raises(UsageError, match="no event '9'"):
+        resolve_id("9", by_id, "--drop", "d")
 
 
 @pytest.mark.parametrize("args, code, start", [

@@ -232,8 +232,8 @@ def _rate_segment(c: Context) -> dict:
 
 
 def _day_count(c: Context) -> dict:
-    return c.node(f"day count {c.loc.value}", rule="the deal's day_count term (SPEC §2): "
-                  "30/360 US unless the terms say otherwise", events=deal_opened(c))
+    return c.node(f"day count {c.loc.value}", rule="the deal's day_count term, set when the deal "
+                  "was opened: 30/360 US unless its terms say otherwise", events=deal_opened(c))
 
 
 def _accrued_through(c: Context) -> dict:
