@@ -26,7 +26,7 @@ from ledger.store import Ledger
 from tests.support import ev, opened
 
 TABLES = ("events", "deals", "defaults", "suspension_periods", "payments", "deadlines",
-          "true_ups", "dirty", "meta")
+          "true_ups", "_dirty", "_meta")
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -52,7 +52,7 @@ def dump(out: Path) -> dict[str, list[tuple]]:
         tables = {t: sorted(conn.execute(f"SELECT * FROM {t}").fetchall(), key=repr)
                   for t in TABLES}
         tables["tracking"] = conn.execute(
-            "SELECT * FROM tracking WHERE application_name = 'Ledger'").fetchall()
+            "SELECT * FROM _tracking WHERE application_name = 'Ledger'").fetchall()
         return tables
     finally:
         conn.close()
@@ -81,7 +81,7 @@ def test_tables_hold_the_hand_worked_values_of_example_one(example_one, tmp_path
     out = tmp_path / "views.db"
     summary = views(example_one, out, "--as-of", "2005-06-30")
     assert (summary["events"], summary["deals"], summary["seq"]) == (4, 1, 4)
-    pay = rows(out, "SELECT * FROM payments WHERE deal = 'ex1' ORDER BY n")
+    pay = rows(out, "SELECT * FROM payments WHERE deal = 'ex1' ORDER BY payment_date, holder")
     # 60,000,000 x 0.0025 x 16/360 = 6,666.67, for 2004-06-30..2005-01-15, paid on the
     # next Business Day after Sat Jan 15 and MLK Day Jan 17, to the holder of record Jan 1
     assert {k: pay[0][k] for k in ("payment_date", "paid_on", "record_date", "period_start",
@@ -255,7 +255,7 @@ def test_another_as_of_recomputes_every_deal_without_rereading(tmp_path):
     before = rows(out, "SELECT count(*) AS n FROM payments")[0]["n"]
     summary = views(db, out, "--as-of", AS_OF)
     assert (summary["events"], summary["deals"]) == (0, 2)
-    assert rows(out, "SELECT value FROM meta WHERE key = 'as_of'") == [{"value": AS_OF}]
+    assert rows(out, "SELECT value FROM _meta WHERE key = 'as_of'") == [{"value": AS_OF}]
     assert rows(out, "SELECT count(*) AS n FROM payments")[0]["n"] > before
     views(db, fresh, "--as-of", AS_OF)
     assert dump(out) == dump(fresh)
@@ -328,10 +328,10 @@ def progress(out: Path) -> tuple[int, int, int, int]:
     try:
         conn = sqlite3.connect(f"file:{out}?mode=ro", uri=True, timeout=1)
         try:
-            tracked = conn.execute("SELECT notification_id FROM tracking WHERE "
+            tracked = conn.execute("SELECT notification_id FROM _tracking WHERE "
                                    "application_name = 'Ledger'").fetchone()
             done = conn.execute("SELECT count(*) FROM deals").fetchone()[0]
-            waiting = conn.execute("SELECT count(*) FROM dirty").fetchone()[0]
+            waiting = conn.execute("SELECT count(*) FROM _dirty").fetchone()[0]
             streamed = conn.execute("SELECT count(*) FROM events").fetchone()[0]
             return streamed, (tracked[0] if tracked else 0), done, waiting
         finally:
