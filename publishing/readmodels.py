@@ -396,6 +396,8 @@ def _stream(ledger: Any, models: ReadModels, app_name: str, position: int, seq: 
         on_progress("reading the log", last.id - position, stop - start)
         position = last.id
         count += len(rows)
+    if start < stop and position < stop:   # the rest are not events (the chain's head)
+        on_progress("reading the log", stop - position, stop - start)
     return position, count, seq
 
 
