@@ -166,10 +166,11 @@ def test_the_pool_of_workers_writes_what_one_process_writes(tmp_path, monkeypatc
     db = str(tmp_path / "demo.db")
     build_demo(db)
     one, pool = str(tmp_path / "one.db"), str(tmp_path / "pool.db")
-    monkeypatch.setattr(readmodels, "POOL_MIN_DEALS", 0)
+    monkeypatch.setattr(readmodels, "POOL_MIN_DEALS", 0)     # deals computed by workers
+    monkeypatch.setattr(readmodels, "STREAM_POOL_MIN", 0)    # the log decoded by workers
     with Ledger(db, create=False) as ledger:
         readmodels.views(ledger, one, as_of=date(2007, 12, 31), workers=1)
-        readmodels.views(ledger, pool, as_of=date(2007, 12, 31), workers=2,
+        readmodels.views(ledger, pool, as_of=date(2007, 12, 31), workers=2, page=7,
                          deals_per_commit=1)
     assert dump(Path(one)) == dump(Path(pool))
 
