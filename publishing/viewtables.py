@@ -24,7 +24,7 @@ Conventions an analyst can rely on:
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 from typing import Any, Callable, Mapping, Sequence
@@ -179,12 +179,12 @@ PAYMENTS = Table(
                 "exact cents (*_cents) with the report's text beside them.",
     (_DEAL,
      C("payment_date", "TEXT", "The Interest Payment Date (Jan 15 / Jul 15, ISO date)."),
-     C("holder", "TEXT", "The Holder of record on the record date."),
      C("paid_on", "TEXT", "The payment date rolled to a Business Day."),
      C("record_date", "TEXT", "The record date (Jan 1 / Jul 1) deciding who is paid."),
      C("period_start", "TEXT", "First day of the interest period."),
      C("period_end", "TEXT", "Last day of the interest period (the payment date)."),
      C("accrued_through", "TEXT", "The last day accrued so far (a period still running)."),
+     C("holder", "TEXT", "The Holder of record on the record date."),
      C("amount", "TEXT", "Amount owed, US dollars, exact text for display (\"6666.67\"); "
                          "sum amount_cents instead."),
      C("amount_cents", "INTEGER", "Amount owed in US cents (exact; sum this)."),

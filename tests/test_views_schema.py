@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from ledger.errors import LedgerError
 from ledger.events import parse_event
 from ledger.store import Ledger
-from publishing import readmodels, viewtables
+from publishing import readmodels, viewworkers
 from publishing.demo import AS_OF, build_demo
 from tests.support import ev, opened
 from tests.test_views import append, dump, rows, views
@@ -166,7 +166,7 @@ def test_the_pool_of_workers_writes_what_one_process_writes(tmp_path, monkeypatc
     db = str(tmp_path / "demo.db")
     build_demo(db)
     one, pool = str(tmp_path / "one.db"), str(tmp_path / "pool.db")
-    monkeypatch.setattr(readmodels, "POOL_MIN_DEALS", 0)     # deals computed by workers
+    monkeypatch.setattr(viewworkers, "POOL_MIN_DEALS", 0)     # deals computed by workers
     monkeypatch.setattr(readmodels, "STREAM_POOL_MIN", 0)    # the log decoded by workers
     with Ledger(db, create=False) as ledger:
         readmodels.views(ledger, one, as_of=date(2007, 12, 31), workers=1)
