@@ -289,3 +289,31 @@ def test_incremental_runs_equal_a_rebuild_on_random_histories(tmp_path_factory, 
         readmodels.views(ledger, str(out), as_of=last, page=3, workers=1)
         readmodels.views(ledger, str(fresh), as_of=last, rebuild=True)
     assert dump(out) == dump(fresh)
+
+
+def test_the_command_opens_one_progress_bar_per_stage(example_one, tmp_path, monkeypatch):
+    """``views`` hands the library an ``on_progress`` that opens ``cli.progress`` bars
+    (a rich bar on a terminal's stderr, nothing on a pipe), one per stage, each advanced
+    to its total."""
+    import contextlib
+
+    from cli import progress as progress_module
+    from tests.cli_support import run
+
+    bars: list[list] = []
+
+    @contextlib.contextmanager
+    def recording(label, total=None, *, unit="events"):
+        bar = [label, total, unit, 0]
+        bars.append(bar)
+
+        def advance(n=1):
+            bar[3] += n
+        yield advance
+
+    monkeypatch.setattr(progress_module, "progress", recording)
+    result = run("views", "--db", example_one, "--out", str(tmp_path / "v.db"),
+                 "--as-of", "2005-06-30")
+    assert result.exit_code == 0 and result.stderr == ""
+    # 4 events and the chain's head: notification ids 1..5; one deal
+    assert bars == [["reading the log", 5, "events", 5], ["computing deals", 1, "deals", 1]]
