@@ -13,9 +13,12 @@ rows from a report); this module is the file (I/O):
   insert) in the same transaction that takes it off ``_dirty``. A run killed at any point
   leaves a consistent file, and the next run carries on from where the last commit left
   it.
-* The reports of many dirty deals are computed by a pool of worker processes (one per
-  core), each reading the deal's events from the view file (WAL: committed rows, read
-  while this process writes); this process only writes. Few deals are computed here.
+* Much work goes to a pool of worker processes, one per core (``publishing.viewworkers``):
+  a long stretch of the log is read and decoded by the workers, a range of notification
+  ids each, and written here in log order; the reports of many dirty deals are computed
+  by the workers, each reading the deal's events from the view file (WAL: committed rows,
+  read while this process writes). This process is the only writer. Little work is done
+  here without a pool.
 * The internal tables start with ``_`` rather than living in an attached schema: an
   attached database is another file, and SQLite in WAL mode does not commit a
   transaction atomically across files, while each page's rows and its tracking position
