@@ -265,7 +265,7 @@ def _record(ledger: Ledger, item, recorded: list[tuple[str, str]]) -> None:
     recorded.extend((r["id"], r["deal"]) for r in result.records)
 
 
-@settings(max_examples=60 if LONG else 6, deadline=None, derandomize=True,
+@settings(max_examples=300 if LONG else 25, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(histories())
 def test_incremental_runs_equal_a_rebuild_on_random_histories(tmp_path_factory, drawn):
