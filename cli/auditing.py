@@ -3,6 +3,7 @@ export a deal's auditor pack, and materialise the read models as SQL tables."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 
@@ -90,13 +91,18 @@ def export(deal: str, out: str, as_json: bool, db: str, as_of: str | None,
 @guarded
 def views(out: str, rebuild: bool, as_of: str | None, as_json: bool, db: str) -> None:
     """Materialise the log and each deal's schedules as SQLite tables for SQL tools:
-    events, deals, defaults, suspension_periods, payments, deadlines, true_ups. Only the
-    notifications after the last run are read; only the deals they touch are recomputed."""
+    events, deals, defaults, suspension_periods, payments, deadlines, true_ups (money in
+    exact cents), with a Datasette metadata file beside it (views.metadata.json). Only
+    the notifications after the last run are read; only the deals they touch are
+    recomputed.
+
+    Example: deal-ledger views --out views.db --as-of 2007-12-31"""
     from publishing import readmodels, reading
 
     day = reading.as_of_date(as_of, common.today())
-    with open_ledger(db) as ledger:
-        result = readmodels.views(ledger, out, as_of=day, rebuild=rebuild)
+    with open_ledger(db) as ledger, _stages() as on_progress:
+        result = readmodels.views(ledger, out, as_of=day, rebuild=rebuild,
+                                  on_progress=on_progress)
     if as_json:
         click.echo(json.dumps(dataclasses.asdict(result)))
     else:
@@ -109,3 +115,22 @@ def views(out: str, rebuild: bool, as_of: str | None, as_json: bool, db: str) ->
                    f"({', '.join(sorted(result.errors))}); {first}: "
                    f"{result.errors[first]}", err=True)
         raise SystemExit(1)
+
+
+@contextlib.contextmanager
+def _stages():
+    """``on_progress(stage, n, total)`` for the library: one progress bar per stage
+    (reading the log, computing deals) on a terminal's stderr, nothing elsewhere."""
+    from .progress import progress
+
+    with contextlib.ExitStack() as stack:
+        current: list = [None, None]   # stage, advance
+
+        def on_progress(stage: str, n: int, total: int | None) -> None:
+            if current[0] != stage:
+                stack.close()
+                unit = "events" if stage == "reading the log" else "deals"
+                current[:] = [stage, stack.enter_context(progress(stage, total, unit=unit))]
+            current[1](n)
+
+        yield on_progress

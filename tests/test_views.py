@@ -26,7 +26,7 @@ from ledger.store import Ledger
 from tests.support import ev, opened
 
 TABLES = ("events", "deals", "defaults", "suspension_periods", "payments", "deadlines",
-          "true_ups", "dirty", "meta")
+          "true_ups", "_dirty", "_meta")
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -52,7 +52,7 @@ def dump(out: Path) -> dict[str, list[tuple]]:
         tables = {t: sorted(conn.execute(f"SELECT * FROM {t}").fetchall(), key=repr)
                   for t in TABLES}
         tables["tracking"] = conn.execute(
-            "SELECT * FROM tracking WHERE application_name = 'Ledger'").fetchall()
+            "SELECT * FROM _tracking WHERE application_name = 'Ledger'").fetchall()
         return tables
     finally:
         conn.close()
@@ -81,7 +81,7 @@ def test_tables_hold_the_hand_worked_values_of_example_one(example_one, tmp_path
     out = tmp_path / "views.db"
     summary = views(example_one, out, "--as-of", "2005-06-30")
     assert (summary["events"], summary["deals"], summary["seq"]) == (4, 1, 4)
-    pay = rows(out, "SELECT * FROM payments WHERE deal = 'ex1' ORDER BY n")
+    pay = rows(out, "SELECT * FROM payments WHERE deal = 'ex1' ORDER BY payment_date, holder")
     # 60,000,000 x 0.0025 x 16/360 = 6,666.67, for 2004-06-30..2005-01-15, paid on the
     # next Business Day after Sat Jan 15 and MLK Day Jan 17, to the holder of record Jan 1
     assert {k: pay[0][k] for k in ("payment_date", "paid_on", "record_date", "period_start",
@@ -255,7 +255,7 @@ def test_another_as_of_recomputes_every_deal_without_rereading(tmp_path):
     before = rows(out, "SELECT count(*) AS n FROM payments")[0]["n"]
     summary = views(db, out, "--as-of", AS_OF)
     assert (summary["events"], summary["deals"]) == (0, 2)
-    assert rows(out, "SELECT value FROM meta WHERE key = 'as_of'") == [{"value": AS_OF}]
+    assert rows(out, "SELECT value FROM _meta WHERE key = 'as_of'") == [{"value": AS_OF}]
     assert rows(out, "SELECT count(*) AS n FROM payments")[0]["n"] > before
     views(db, fresh, "--as-of", AS_OF)
     assert dump(out) == dump(fresh)
@@ -328,10 +328,10 @@ def progress(out: Path) -> tuple[int, int, int, int]:
     try:
         conn = sqlite3.connect(f"file:{out}?mode=ro", uri=True, timeout=1)
         try:
-            tracked = conn.execute("SELECT notification_id FROM tracking WHERE "
+            tracked = conn.execute("SELECT notification_id FROM _tracking WHERE "
                                    "application_name = 'Ledger'").fetchone()
             done = conn.execute("SELECT count(*) FROM deals").fetchone()[0]
-            waiting = conn.execute("SELECT count(*) FROM dirty").fetchone()[0]
+            waiting = conn.execute("SELECT count(*) FROM _dirty").fetchone()[0]
             streamed = conn.execute("SELECT count(*) FROM events").fetchone()[0]
             return streamed, (tracked[0] if tracked else 0), done, waiting
         finally:
@@ -385,19 +385,21 @@ def test_a_rebuild_killed_midway_then_a_normal_run_matches_a_clean_rebuild(
     assert dump(out) == dump(clean)
 
 
-def test_views_after_a_thousand_new_events_is_quick(big_ledger, tmp_path):
+def test_a_thousand_new_events_in_one_deal_recompute_that_deal_only(big_ledger, tmp_path):
+    """What makes the incremental run quick, checked by what it does, not by a clock (its
+    time is measured by ``python -m benchmarks``, against the library, in the same run)."""
     db = str(tmp_path / "ledger.db")
     shutil.copy(big_ledger, db)
     out = tmp_path / "views.db"
     views(db, out, "--as-of", "2006-01-01")
+    before = rows(out, "SELECT * FROM deals WHERE deal != 'deal-007' ORDER BY deal")
     more = [ev("NoticeSent", "2005-12-01", deal="deal-007", to="Trustee",
                subject=f"late notice {i}", method="mail") for i in range(1000)]
     append(db, more)
-    started = time.process_time()
     summary = views(db, out, "--as-of", "2006-01-01")
-    spent = time.process_time() - started
     assert (summary["events"], summary["deals"], summary["seq"]) == (1000, 1, 21000)
-    assert spent < 2.0, f"{spent:.2f} s of CPU"
+    assert rows(out, "SELECT * FROM deals WHERE deal != 'deal-007' ORDER BY deal") == before
+    assert rows(out, "SELECT events FROM deals WHERE deal = 'deal-007'") == [{"events": 2000}]
 
 
 # ------------------------------------------------------------------------ bad input
