@@ -31,7 +31,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 # The file's schema version. A file written with another one is rebuilt (``views``
 # migrates it: drops its tables and replays the log), never half-read.
-FORMAT = "deal-ledger views 2"
+FORMAT = "deal-ledger views 3"
 OLD_FORMATS = ("deal-ledger views 1",)      # version 1: tables meta, dirty, tracking
 
 
@@ -229,9 +229,47 @@ TRUE_UPS = Table(
      C("over_issued", "INTEGER", "True-up shares issued beyond those owed.")),
     ("deal", "n"), (*_DEAL_FK, ("event", "events", "id")), true_up_rows, sort="date")
 
+
+
+def obligation_rows(report: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every obligation of both agreements with its state as of deals.as_of (the report's
+    ``obligations``, ``projections.obligations``), amounts also in cents."""
+    from .pack_obligations import obligation_rows as flat
+
+    return [{**_pick(OBLIGATIONS, o), "amount_cents": cents(o.get("amount"))}
+            for o in flat(report)]
+
+
+OBLIGATIONS = Table(
+    "obligations", "Every obligation of each deal with its lifecycle state as of "
+                   "deals.as_of: upcoming, due, fulfilled, violated, cured, excused or "
+                   "discharged (`deal-ledger agenda` lists them across deals).",
+    (_DEAL, _N,
+     C("key", "TEXT", "The obligation's stable key within the deal (the calendar's UID)."),
+     C("kind", "TEXT", "Which duty: file-shelf, notify-trustee, pay-additional-interest, ..."),
+     C("obligation", "TEXT", "What must be done, in words."),
+     C("clause", "TEXT", "The clause that requires it, e.g. RRA §2(a)(i)."),
+     C("party", "TEXT", "Who owes it (the Company, a Holder)."),
+     C("holder", "TEXT", "The Holder it concerns, if one."),
+     C("due", "TEXT", "The due date (ISO date; empty if none yet)."),
+     C("state", "TEXT", "upcoming, due, fulfilled, violated, cured, excused or discharged."),
+     C("since", "TEXT", "The day it entered that state (ISO date)."),
+     C("by", "TEXT", "What fulfilled, excused or discharged it, in words."),
+     C("by_event", "TEXT", "The event that did (events.id), if one."),
+     C("violated_since", "TEXT", "The first day it was violated (empty if never)."),
+     C("cured_on", "TEXT", "The day a violation was cured (empty if not)."),
+     C("triggered", "TEXT", "What the violation triggered (a Registration Default, ...)."),
+     C("amount", "TEXT", "An amount owed, US dollars (exact text), if one."),
+     C("amount_cents", "INTEGER", "The same amount in whole cents, for sums.", "cent"),
+     C("shares", "INTEGER", "Shares owed (true-ups), if any."),
+     C("interpretations", "TEXT", "The readings in force it relied on (name=value ...)."),
+     _EVENTS),
+    ("deal", "n"), _DEAL_FK, obligation_rows, sort="due")
+
 # The per-deal tables whose rows a report makes, in the order they are written. Append
 # a Table here (with its ``rows`` function) to add one.
-DEAL_TABLES: tuple[Table, ...] = (DEFAULTS, SUSPENSION_PERIODS, PAYMENTS, DEADLINES, TRUE_UPS)
+DEAL_TABLES: tuple[Table, ...] = (DEFAULTS, SUSPENSION_PERIODS, PAYMENTS, DEADLINES, TRUE_UPS,
+                                  OBLIGATIONS)
 
 DEALS = Table(
     "deals", "One row per deal: who it is, its events, and its report's headline figures "

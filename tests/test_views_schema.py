@@ -30,7 +30,7 @@ from tests.test_views import append, dump, rows, views
 
 LONG = bool(os.environ.get("DEAL_LEDGER_LONG"))
 PUBLIC = {"events", "deals", "defaults", "suspension_periods", "payments", "deadlines",
-          "true_ups"}
+          "true_ups", "obligations"}
 INTERNAL = {"_tracking", "_meta", "_dirty"}
 
 
@@ -317,3 +317,34 @@ def test_the_command_opens_one_progress_bar_per_stage(example_one, tmp_path, mon
     assert result.exit_code == 0 and result.stderr == ""
     # 4 events and the chain's head: notification ids 1..5; one deal
     assert bars == [["reading the log", 5, "events", 5], ["computing deals", 1, "deals", 1]]
+
+
+def test_the_obligations_table_holds_each_duty_with_its_state(example_one, tmp_path):
+    """Issue 16 item 4: the report's obligations as a table, each with its clause's date
+    worked out by hand (closing 2004-06-30; SPEC §8 example 1's facts)."""
+    out = tmp_path / "views.db"
+    views(example_one, out, "--as-of", "2005-06-30")
+    got = {r["key"]: r for r in rows(out, "SELECT * FROM obligations WHERE deal = 'ex1'")}
+    # RRA §2(a)(i): filed within 15 days of closing: 2004-06-30 + 15 = 2004-07-15; filed
+    # 2004-07-13, so fulfilled that day
+    assert (got["file-shelf"]["due"], got["file-shelf"]["state"],
+            got["file-shelf"]["since"]) == ("2004-07-15", "fulfilled", "2004-07-13")
+    # RRA §2(a)(ii): effective within 120 days: 2004-06-30 + 120 = 2004-10-28; violated
+    # from the next day, cured by the effectiveness of 2004-11-15
+    eff = got["shelf-effective"]
+    assert (eff["due"], eff["state"], eff["violated_since"], eff["cured_on"]) == (
+        "2004-10-28", "cured", "2004-10-29", "2004-11-15")
+    # RRA §3(b): the Trustee is told within 2 Business Days of the default date
+    # (Thu 2004-10-28): Fri 10-29, Mon 11-01; nothing recorded, so violated from 11-02
+    trustee = got["notify-trustee/(ii)/1"]
+    assert (trustee["due"], trustee["state"]) == ("2004-11-01", "violated")
+    # RRA §3(b): Lehman's Additional Interest for 2005-01-15 (a Saturday; Monday 01-17
+    # is Martin Luther King Jr. Day, so paid Tuesday 2005-01-18):
+    # 60,000,000 x 0.25% x 16/360 = 6,666.67 = 666,667 cents, unpaid
+    pay = got["pay-additional-interest/2005-01-15/Lehman Brothers Inc."]
+    assert (pay["due"], pay["state"], pay["amount"], pay["amount_cents"]) == (
+        "2005-01-18", "violated", "6666.67", 666667)
+    # RRA §2(a)(iii): effective for 2 years from 2004-11-15, still running on 2005-06-30
+    assert (got["keep-effective"]["due"], got["keep-effective"]["state"]) == (
+        "2006-11-15", "due")
+    assert all(json.loads(r["events"]) for r in got.values())
