@@ -24,7 +24,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from datetime import date
 from decimal import Decimal
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from .dayorder import in_effect_key
 from .errors import DuplicateKey, RuleViolation
@@ -359,13 +359,23 @@ class Batch:
     the same-day issuance line; a line dated before an earlier line). ``records`` need
     type, deal, date, data, seq and id. Consulted only when a line would be refused."""
 
-    def __init__(self, records: Sequence[dict[str, Any]]):
-        self._groups: dict[tuple[str, str], tuple[list[int], list[Entry]]] = {}
-        for i, r in enumerate(records):
-            for name, e in effects({}, r):
-                idx, entries = self._groups.setdefault((r["deal"], name), ([], []))
-                idx.append(i)
-                entries.append(e)
+    def __init__(self, records: Sequence[dict[str, Any]] | Callable[[], Sequence[dict[str, Any]]]):
+        # ``records`` may be a function that makes them: a batch whose lines all pass
+        # never needs them, so a writer need not build them (``ledger.store``)
+        self._records = records
+        self._built: dict[tuple[str, str], tuple[list[int], list[Entry]]] | None = None
+
+    @property
+    def _groups(self) -> dict[tuple[str, str], tuple[list[int], list[Entry]]]:
+        if self._built is None:
+            records = self._records() if callable(self._records) else self._records
+            self._built = {}
+            for i, r in enumerate(records):
+                for name, e in effects({}, r):
+                    idx, entries = self._built.setdefault((r["deal"], name), ([], []))
+                    idx.append(i)
+                    entries.append(e)
+        return self._built
 
     def later(self, index: int, deal: str, name: str) -> list[Entry]:
         """Entries of timeline ``name`` from the lines after line ``index``."""

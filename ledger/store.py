@@ -47,7 +47,8 @@ from typing import Any, Iterator, Sequence
 
 from eventsourcing.application import Application
 from eventsourcing.domain import Aggregate, DomainEvent
-from eventsourcing.persistence import IntegrityError, OperationalError, PersistenceError
+from eventsourcing.persistence import (IntegrityError, JSONTranscoder, OperationalError,
+                                       PersistenceError, StoredEvent)
 
 from . import guards
 from .chainhead import CHAIN_ID, GENESIS, NAMESPACE, Head  # noqa: F401 (re-exported)
@@ -118,18 +119,37 @@ class DealStream(Aggregate):
         record: dict
 
         def apply(self, aggregate: "DealStream") -> None:
-            staged = aggregate.__dict__.pop("_staged", None)
-            if staged is not None and staged[0] is self.record:
-                # a new event just checked by ``Ledger._stage``: current version, and
-                # its timeline entries already computed by ``guards.check``
-                guards.fold(aggregate.guard, self.record, staged[1])
-            else:
-                guards.fold(aggregate.guard, upcast(self.record))
+            guards.fold(aggregate.guard, upcast(self.record))
             aggregate.at = [self.record["seq"], self.record["hash"]]
 
     def __init__(self, record: dict):
         self.guard = guards.fold(guards.new_state(), upcast(record))
         self.at = [record["seq"], record["hash"]]
+
+    # The write path (``Ledger._stage``) does what the two events above do to the
+    # aggregate, without building the library's event objects: it has just checked the
+    # record (``guards.check`` gave its timeline entries) and writes the stored event
+    # itself (``_stored_state``). Replaying the stored events (``Repository.get``, a
+    # snapshot plus the events after it) goes through the events above and must give
+    # the same aggregate: tests/test_store.py compares the two.
+
+    @classmethod
+    def _started(cls, stream_id: uuid.UUID, guard: dict[str, Any], at: list[Any],
+                 when: datetime) -> "DealStream":
+        """The aggregate ``Started`` creates (``Aggregate.__base_init__``, then
+        ``__init__``), of a guard state already folded."""
+        stream = object.__new__(cls)
+        stream.__dict__.update(_id=stream_id, _version=1, _created_on=when,
+                               _modified_on=when, _pending_events=[], guard=guard, at=at)
+        return stream
+
+    def _recorded(self, at: list[Any], when: datetime) -> int:
+        """What ``Recorded.mutate`` does after ``apply`` (the guard state is folded by
+        the caller): the next version, ``modified_on`` and ``at``; the new version."""
+        self._version += 1
+        self._modified_on = when
+        self.at = at
+        return self._version
 
 
 def seal(guard: dict[str, Any], at: Any, version: int) -> str:
@@ -138,6 +158,37 @@ def seal(guard: dict[str, Any], at: Any, version: int) -> str:
     one moved to another position no longer matches the event stored there."""
     return hashlib.sha256(canonical({"guard": guard, "at": at, "version": version})
                           ).hexdigest()
+
+
+def _topic(cls: type) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+STREAM_TOPIC = _topic(DealStream)
+STARTED_TOPIC = _topic(DealStream.Started)
+RECORDED_TOPIC = _topic(DealStream.Recorded)
+
+# The library's JSONTranscoder settings (``eventsourcing.persistence``): what its mapper
+# writes for an event is ``encode(vars(event))`` less the originator's id and version.
+_STORED_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
+def _stored_prefixes(when: datetime) -> tuple[str, str]:
+    """The stored state of a ``Started`` and of a ``Recorded`` event up to its record, as
+    the library's mapper writes them: the timestamp (its ``datetime_iso`` transcoding),
+    for ``Started`` the aggregate's topic, then the record."""
+    stamp = f'{{"timestamp":{{"_type_":"datetime_iso","_data_":"{when.isoformat()}"}},'
+    return (f'{stamp}"originator_topic":"{STREAM_TOPIC}","record":',
+            f'{stamp}"record":')
+
+
+class _Row:
+    """One staged event: its record and the library's stored event of it."""
+
+    __slots__ = ("record", "stored")
+
+    def __init__(self, record: dict[str, Any], stored: Any):
+        self.record, self.stored = record, stored
 
 
 class ChainAdvanced(DomainEvent):
@@ -261,6 +312,11 @@ class Ledger:
         # drops them (``_forget``) and the next one reloads from the store.
         self._streams: dict[str, DealStream] = {}
         self._locked_head: Head | None = None  # the head read when the lock was taken
+        # the write path writes the stored state itself when the library would write
+        # plain JSON (its default transcoder, no compressor, no cipher)
+        mapper = self.app.mapper
+        self._direct = (type(mapper.transcoder) is JSONTranscoder
+                        and not mapper.compressor and not mapper.cipher)
 
     def _open(self, env: dict[str, str], *, probe: bool) -> LedgerApp:
         """The library's application on ``env``; with ``probe``, check the event table
@@ -514,23 +570,24 @@ class Ledger:
             head, self._locked_head = self._locked_head or self.head(), None
             deals = {new.deal for new in new_events}
             try:
-                streams, records = self._stage(new_events, head, who)
+                staged = self._stage(new_events, head, who)
             except BaseException:
                 self._forget(deals)
                 raise
+            streams, before, rows = staged
+            records = [row.record for row in rows]
             chain = ChainAdvanced(originator_id=CHAIN_ID, originator_version=head.version + 1,
                                   timestamp=ChainAdvanced.create_timestamp(),
                                   seq=records[-1]["seq"], hash=records[-1]["hash"],
                                   recorded_at=records[-1]["recorded_at"])
-            before = {d: s.version - len(s.pending_events) for d, s in streams.items()}
-            # The library would store each aggregate's pending events together (all of
-            # one deal, then the next); the log must hold them in seq order, the order
-            # their hashes chain in, whatever the batch interleaves. So the events are
-            # handed over one by one, in seq order, with the chain head last.
-            in_seq_order = sorted((e for s in streams.values() for e in s.collect_events()),
-                                  key=_record_seq)
+            # The log must hold the events in seq order, the order their hashes chain
+            # in, whatever the batch interleaves (``_stage`` makes them in that order),
+            # with the chain head last: one call of the library's recorder, one
+            # transaction (on PostgreSQL one call of its insert function), all or nothing.
+            stored = [row.stored for row in sorted(rows, key=_record_seq)]
+            stored.append(self.app.mapper.to_stored_event(chain))
             try:
-                self.app.save(*in_seq_order, chain)
+                self.app.recorder.insert_events(stored)
             except (IntegrityError, OperationalError) as err:
                 self._forget(deals)
                 if is_read_only(err):
@@ -563,27 +620,39 @@ class Ledger:
         raise LedgerBusy(f"the ledger stayed busy for {RETRY_SECONDS:.0f} s ({attempt} "
                          "attempts); nothing was written; try again")
 
-    def _stage(self, new_events: Sequence[NewEvent], head: Head,
-               who: str) -> tuple[dict[str, DealStream], list[dict[str, Any]]]:
-        """Check every event against its deal's state and build the records and streams."""
+    def _stage(self, new_events: Sequence[NewEvent], head: Head, who: str
+               ) -> tuple[dict[str, DealStream], dict[str, int], list[_Row]]:
+        """Check every event against its deal's state and build its record and the
+        library's stored event of it, in seq order; fold it into the deal's aggregate
+        (the cached copy, dropped by the caller if the batch is not saved). Returns the
+        deals' aggregates, their versions before the batch, and the staged rows.
+
+        No library event object is built: the stored state is written from the record
+        directly (``_stored_prefixes``), byte for byte what the library's mapper would
+        write (tests/test_store.py checks both ways), and the aggregate is advanced as
+        its events would advance it (``DealStream._started``, ``_recorded``)."""
         now = datetime.now(timezone.utc)
         if head.recorded_at and parse_timestamp(head.recorded_at) > now:
             now = parse_timestamp(head.recorded_at)  # recorded_at never goes backwards
         stamp = format_timestamp(now)
+        direct = self._direct
+        started_prefix, recorded_prefix = _stored_prefixes(now)
         streams: dict[str, DealStream | None] = {}
-        records = []
+        before: dict[str, int] = {}
+        rows: list[_Row] = []
         seq, prev = head.seq, head.hash
         ids = new_ids(len(new_events))
         # what guards.check needs of the lines after each one (a same-day line recorded
-        # later may take effect first: ledger.dayorder)
-        batch = guards.Batch([{**n.envelope(), "seq": head.seq + k, "id": i}
-                              for k, (n, i) in enumerate(zip(new_events, ids), 1)])
+        # later may take effect first: ledger.dayorder), built only if a line needs it
+        batch = guards.Batch(lambda: [{**n.envelope(), "seq": head.seq + k, "id": i}
+                                      for k, (n, i) in enumerate(zip(new_events, ids), 1)])
         for k, (new, eid) in enumerate(zip(new_events, ids)):
             deal = new.deal
             if deal in streams:
                 stream = streams[deal]
             else:
                 stream = streams[deal] = self._deal(deal)
+                before[deal] = 0 if stream is None else stream.version
             seq += 1
             record = new.envelope()
             record[VERSION_FIELD] = current_version(new.type)
@@ -596,19 +665,41 @@ class Ledger:
             # events alone (an auditor pack) show when one of them is missing
             record["deal_prev"] = GENESIS if stream is None else stream.at[1]
             record["hash"] = prev = record_hash(record)  # hashed before "hash" is set
+            guard = guards.new_state() if stream is None else stream.guard
             try:
-                found = guards.check(guards.new_state() if stream is None else stream.guard,
-                                     record, batch, k)
+                found = guards.check(guard, record, batch, k)
             except LedgerError as err:
                 raise err.at_line(new.line) from None
+            guards.fold(guard, record, found)
+            at = [seq, prev]
             if stream is None:
-                streams[deal] = DealStream._create(DealStream.Started, id=deal_id(deal),
-                                                   record=record)
+                stream = streams[deal] = DealStream._started(deal_id(deal), guard, at, now)
+                version, topic, prefix = 1, STARTED_TOPIC, started_prefix
             else:
-                stream._staged = (record, found)  # for Recorded.apply: fold, don't recompute
-                stream.trigger_event(DealStream.Recorded, record=record)
-            records.append(record)
-        return {d: s for d, s in streams.items() if s is not None and s.pending_events}, records
+                version = stream._recorded(at, now)
+                topic, prefix = RECORDED_TOPIC, recorded_prefix
+            if direct:
+                state = (prefix + _STORED_JSON.encode(record) + "}").encode("utf-8")
+                stored = StoredEvent(originator_id=stream.id, originator_version=version,
+                                     topic=topic, state=state)
+            else:
+                stored = self._library_stored(stream.id, version, now, record)
+            rows.append(_Row(record, stored))
+        return {d: s for d, s in streams.items() if s is not None}, before, rows
+
+    def _library_stored(self, stream_id: uuid.UUID, version: int, when: datetime,
+                        record: dict[str, Any]) -> Any:
+        """The stored event as the library's mapper makes it from its event object:
+        used when the application is configured with another transcoder, a compressor
+        or a cipher, and by the tests as the reference for the direct path."""
+        if version == 1:
+            event: Any = DealStream.Started(originator_id=stream_id, originator_version=1,
+                                            timestamp=when, originator_topic=STREAM_TOPIC,
+                                            record=record)
+        else:
+            event = DealStream.Recorded(originator_id=stream_id, originator_version=version,
+                                        timestamp=when, record=record)
+        return self.app.mapper.to_stored_event(event)
 
     def _upgrade_schema(self) -> None:
         try:
