@@ -80,6 +80,12 @@ def deal_id(deal: str) -> uuid.UUID:
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+# The library's JSONTranscoder settings (``eventsourcing.persistence``): what its mapper
+# writes for an event is ``encode(vars(event))`` less the originator's id and version.
+_STORED_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+_quote = json.encoder.encode_basestring  # what both encoders quote text with
+
+
 def canonical(record: dict[str, Any]) -> bytes:
     """The bytes a hash covers: sorted keys, no spaces, UTF-8."""
     return _CANONICAL.encode(record).encode("utf-8")
@@ -90,6 +96,50 @@ def record_hash(record: dict[str, Any]) -> str:
     if "hash" in record:
         record = {k: v for k, v in record.items() if k != "hash"}
     return hashlib.sha256(canonical(record)).hexdigest()
+
+
+def _sorted_flat(data: dict[str, Any]) -> bool:
+    """Whether ``data`` encodes the same sorted or not: keys in order, no object inside."""
+    last = ""
+    for k, v in data.items():
+        if k < last or isinstance(v, dict):
+            return False
+        last = k
+    return True
+
+
+def _record_texts(record: dict[str, Any], who: str) -> tuple[str, str]:
+    """A new record (every field but ``hash``, as ``Ledger._stage`` builds it, with
+    ``recorded_by`` already JSON-quoted in ``who``) as two JSON texts made from the same
+    pieces: its canonical form (what ``record_hash`` covers: sorted keys, no spaces) and
+    its stored form up to its hash (the fields in the order the record has them, as the
+    library's transcoder writes them). Equal, byte for byte, to ``canonical(record)`` and
+    to the transcoder's text of the record with its hash (tests/test_store.py)."""
+    data = record["data"]
+    sorted_data = _CANONICAL.encode(data)
+    plain_data = sorted_data if _sorted_flat(data) else _STORED_JSON.encode(data)
+    kind, deal, day = _quote(record["type"]), _quote(record["deal"]), record["date"]
+    source, key = record.get("source"), record.get("key")
+    source_q = None if source is None else _quote(source)
+    key_q = None if key is None else _quote(key)
+    v, eid, seq = record[VERSION_FIELD], record["id"], record["seq"]
+    stamp, prev, deal_prev = record["recorded_at"], record["prev_hash"], record["deal_prev"]
+    canonical_text = "".join((
+        '{"data":', sorted_data, ',"date":"', day, '","deal":', deal,
+        ',"deal_prev":"', deal_prev, '","id":"', eid, '",',
+        "" if key_q is None else f'"key":{key_q},',
+        '"prev_hash":"', prev, '","recorded_at":"', stamp, '","recorded_by":', who,
+        ',"seq":', str(seq), ",",
+        "" if source_q is None else f'"source":{source_q},',
+        '"type":', kind, ',"v":', str(v), "}"))
+    stored_text = "".join((
+        '{"type":', kind, ',"deal":', deal, ',"date":"', day, '","data":', plain_data,
+        "" if source_q is None else f',"source":{source_q}',
+        "" if key_q is None else f',"key":{key_q}',
+        ',"v":', str(v), ',"id":"', eid, '","seq":', str(seq), ',"recorded_at":"', stamp,
+        '","recorded_by":', who, ',"prev_hash":"', prev, '","deal_prev":"', deal_prev,
+        '","hash":"'))
+    return canonical_text, stored_text
 
 
 _VERSION_NIBBLE = bytes((b & 0x0F) | 0x40 for b in range(256))  # 0100xxxx: version 4
@@ -167,11 +217,6 @@ def _topic(cls: type) -> str:
 STREAM_TOPIC = _topic(DealStream)
 STARTED_TOPIC = _topic(DealStream.Started)
 RECORDED_TOPIC = _topic(DealStream.Recorded)
-
-# The library's JSONTranscoder settings (``eventsourcing.persistence``): what its mapper
-# writes for an event is ``encode(vars(event))`` less the originator's id and version.
-_STORED_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
-
 
 def _stored_prefixes(when: datetime) -> tuple[str, str]:
     """The stored state of a ``Started`` and of a ``Recorded`` event up to its record, as
@@ -637,6 +682,7 @@ class Ledger:
         stamp = format_timestamp(now)
         direct = self._direct
         started_prefix, recorded_prefix = _stored_prefixes(now)
+        who_q = _quote(who)
         streams: dict[str, DealStream | None] = {}
         before: dict[str, int] = {}
         rows: list[_Row] = []
@@ -664,7 +710,9 @@ class Ledger:
             # the deal's own link: the hash of its previous event, so that the deal's
             # events alone (an auditor pack) show when one of them is missing
             record["deal_prev"] = GENESIS if stream is None else stream.at[1]
-            record["hash"] = prev = record_hash(record)  # hashed before "hash" is set
+            # hashed before "hash" is set; the stored text is made from the same pieces
+            canonical_text, stored_text = _record_texts(record, who_q)
+            record["hash"] = prev = hashlib.sha256(canonical_text.encode("utf-8")).hexdigest()
             guard = guards.new_state() if stream is None else stream.guard
             try:
                 found = guards.check(guard, record, batch, k)
@@ -679,7 +727,7 @@ class Ledger:
                 version = stream._recorded(at, now)
                 topic, prefix = RECORDED_TOPIC, recorded_prefix
             if direct:
-                state = (prefix + _STORED_JSON.encode(record) + "}").encode("utf-8")
+                state = f'{prefix}{stored_text}{prev}"}}}}'.encode("utf-8")
                 stored = StoredEvent(originator_id=stream.id, originator_version=version,
                                      topic=topic, state=state)
             else:
