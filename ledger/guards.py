@@ -26,7 +26,7 @@ from datetime import date
 from decimal import Decimal
 from typing import Any, Callable, Sequence
 
-from .dayorder import in_effect_key
+from .dayorder import LETTER_DAY_ORDER, in_effect_key
 from .errors import DuplicateKey, RuleViolation
 from .events import kind_of_type
 
@@ -221,8 +221,12 @@ def _live(state: dict[str, Any], entries: list[Entry]) -> list[Entry]:
 def _key(e: Entry) -> tuple[str, int, int]:
     """The projections' order (``ledger.dayorder``). A timeline never holds both a vesting
     and an exercise, so the reading ``same_day_vesting_and_exercise`` cannot change what
-    it accepts; the default stands for both."""
-    return in_effect_key(e[0], e[3], e[1])
+    it accepts; the default stands for both. (``in_effect_key`` under the default reading,
+    inlined: it runs for every entry of every event appended or replayed.)"""
+    return (e[0], _DAY_RANK(e[3], 0), e[1])
+
+
+_DAY_RANK = LETTER_DAY_ORDER.get
 
 
 def _walk(name: str, entries: list[Entry], state: dict[str, Any],
@@ -591,15 +595,17 @@ def fold(state: dict[str, Any], record: dict[str, Any],
         timeline = timelines.get(name)
         if timeline is None:
             timeline = timelines[name] = {"entries": [], "end": _initial(name), "last": None}
-        if _sorts_last(timeline, e):
+        key, last = _key(e), timeline["last"]
+        latest = last is None or key >= tuple(last)
+        if latest and not timeline.get("pending"):   # _sorts_last, with its key at hand
             try:
                 timeline["end"] = _step(name, timeline["end"], e, state)
             except RuleViolation:   # its cure is recorded later in the batch (``check``)
                 timeline["end"], timeline["pending"] = None, True
         else:
             _settle(name, timeline, _live(state, timeline["entries"]) + [e], state)
-        if timeline["last"] is None or _key(e) > tuple(timeline["last"]):
-            timeline["last"] = list(_key(e))
+        if latest and (last is None or key > tuple(last)):
+            timeline["last"] = list(key)
         timeline["entries"].append(e)
         touched.append(name)
     extra = data.get("method") if t == "NoticeSent" else None

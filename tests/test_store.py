@@ -354,3 +354,31 @@ def test_direct_rows_are_what_the_librarys_mapper_writes_and_replay_to_the_same_
         for deal, (version, guard, at, _m) in cached.items():
             stream = fresh._deal(deal)
             assert (stream.version, stream.guard, stream.at) == (version, guard, at)
+
+
+def test_guard_order_key_is_the_projections_default_order_for_every_type():
+    from ledger import guards
+    from ledger.dayorder import in_effect_key
+    from ledger.events import CATALOG
+
+    for kind in CATALOG:
+        entry = ["2004-01-01", 7, "id", kind, None]
+        assert guards._key(entry) == in_effect_key("2004-01-01", kind, 7)
+
+
+def test_direct_snapshot_decodes_to_the_librarys_sealed_snapshot(store_url):
+    with Ledger(store_url) as ledger:
+        ledger.append(rra_base())
+        ledger.append(batch(*[ev("NotesTransferred", "2004-07-01", from_holder=LEHMAN,
+                                 to_holder=f"H{i}", principal="1000")
+                              for i in range(SNAPSHOT_INTERVAL)]))
+        stream = ledger._streams["rra"]
+        mapper = ledger.app.snapshots.mapper
+        direct = mapper.to_domain_event(ledger._snapshot_stored(stream))
+        library = mapper.to_domain_event(
+            mapper.to_stored_event(ledger._library_snapshot(stream)))
+        assert (direct.topic, direct.originator_id, direct.originator_version) == (
+            library.topic, library.originator_id, library.originator_version)
+        assert direct.state == library.state
+        stored = list(ledger.app.snapshots.get(deal_id("rra"), desc=True, limit=1))
+        assert stored[0].state == library.state and ledger._sound("rra", stored[0])
