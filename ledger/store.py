@@ -84,6 +84,7 @@ _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_asci
 # writes for an event is ``encode(vars(event))`` less the originator's id and version.
 _STORED_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 _quote = json.encoder.encode_basestring  # what both encoders quote text with
+_json_loads = json.loads
 
 
 def canonical(record: dict[str, Any]) -> bytes:
@@ -564,13 +565,44 @@ class Ledger:
         version, events = self._deal_cache.get(deal, (0, []))
         stored = self._select(deal_id(deal), gt=version or None)
         if stored:
-            events = events + [self._event(s) for s in stored]
+            events = events + [self._as_event(r) for r in self._records_of(stored)]
             version = stored[-1].originator_version
             self._deal_cache[deal] = (version, events)
         return list(events)
 
+    def _record_of(self, stored: Any) -> dict[str, Any]:
+        """A deal's stored row as its record. Where the library writes plain JSON (its
+        default transcoder, no compressor or cipher), the record is read with the
+        ``json`` module's C decoder alone: no domain event object, no per-object hook
+        (the record is plain JSON: its only transcoded value, the timestamp, is outside
+        it). Else, and for a row that does not decode so, through the library's mapper."""
+        if self._direct:
+            try:
+                record = _json_loads(stored.state)["record"]
+                if isinstance(record, dict):
+                    return record
+            except Exception:
+                pass
+        return self._decode(stored).record
+
+    def _records_of(self, stored: Sequence[Any]) -> list[dict[str, Any]]:
+        """``_record_of`` of every row, the plain-JSON ones decoded in one call of the C
+        decoder (the rows' states joined as one JSON array): per-row decoding spent more
+        on the call than on the bytes."""
+        if self._direct and stored:
+            try:
+                states = _json_loads(b"[" + b",".join(s.state for s in stored) + b"]")
+                records = [state["record"] for state in states]
+                if len(records) == len(stored) and all(type(r) is dict for r in records):
+                    return records
+            except Exception:
+                pass  # a row that does not decode so: row by row names it
+        return [self._record_of(s) for s in stored]
+
     def _event(self, stored: Any) -> Event:
-        record = self._decode(stored).record
+        return self._as_event(self._record_of(stored))
+
+    def _as_event(self, record: dict[str, Any]) -> Event:
         try:
             return Event.from_record(record)
         except LedgerError:
