@@ -13,10 +13,17 @@ Layout in the library's terms:
   other re-reads, re-checks and retries. That makes ``seq`` gap-free on both backends
   and the hash chain a single line.
 
-A batch is saved with one ``Application.save`` call: one transaction, all or nothing
-(on PostgreSQL one ``INSERT ... FROM unnest(...)`` through the library's insert function,
-whatever the batch size). Every record carries its schema version ``v``
-(``ledger.upcasting``), inside what its hash covers.
+A batch is saved with one call of the library's recorder, ``insert_events``: one
+transaction, all or nothing (on PostgreSQL one ``INSERT ... FROM unnest(...)`` through
+the library's insert function, whatever the batch size), the chain head last. The write
+path builds no library event objects: each record is hashed over its canonical JSON and
+its stored event (``StoredEvent``: stream, version, topic, state) is written from the
+same JSON pieces, byte for byte what the library's mapper would store for the
+``Started``/``Recorded`` event, and the deal's aggregate is advanced as those events
+would advance it (issue 17; tests/test_store.py proves both). Where the library is
+configured with another transcoder, a compressor or a cipher, the events go through its
+mapper instead. Every record carries its schema version ``v`` (``ledger.upcasting``),
+inside what its hash covers.
 
 Writers queue on a lock (an ``flock`` on ``<db>.lock``, a PostgreSQL advisory lock), at
 most ``RETRY_SECONDS``, then give up with ``LedgerBusy`` (exit 4). A ``Ledger`` keeps
