@@ -634,15 +634,20 @@ class Ledger:
         """``_record_of`` of every row, the plain-JSON ones decoded in one call of the C
         decoder (the rows' states joined as one JSON array): per-row decoding spent more
         on the call than on the bytes."""
-        if self._direct and stored:
-            try:
-                states = _json_loads(b"[" + b",".join(s.state for s in stored) + b"]")
-                records = [state["record"] for state in states]
-                if len(records) == len(stored) and all(type(r) is dict for r in records):
-                    return records
-            except Exception:
-                pass  # a row that does not decode so: row by row names it
-        return [self._record_of(s) for s in stored]
+        records: list[dict[str, Any]] = []
+        for start in range(0, len(stored), PAGE):   # pages: the joined copy stays small
+            page = stored[start:start + PAGE]
+            if self._direct:
+                try:
+                    states = _json_loads(b"[" + b",".join(s.state for s in page) + b"]")
+                    found = [state["record"] for state in states]
+                    if len(found) == len(page) and all(type(r) is dict for r in found):
+                        records += found
+                        continue
+                except Exception:
+                    pass  # a row that does not decode so: row by row names it
+            records += [self._record_of(s) for s in page]
+        return records
 
     def _event(self, stored: Any) -> Event:
         return self._as_event(self._record_of(stored))

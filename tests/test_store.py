@@ -409,3 +409,24 @@ def test_the_librarys_own_path_writes_the_same_ledger(store_url, monkeypatch):
     with Ledger(store_url) as fresh:
         assert fresh.deal_events("rra") == events
         assert fresh._deal("rra").version == SNAPSHOT_INTERVAL + 2
+
+
+def test_a_deal_row_altered_so_it_no_longer_decodes_is_named_by_the_read(sqlite_url):
+    # the read decodes a deal's rows in one call of the JSON decoder; a row that does not
+    # decode so is read through the library's mapper, which names it
+    import sqlite3
+
+    from ledger.errors import StoreError
+
+    with Ledger(sqlite_url) as ledger:
+        ledger.append(rra_base())
+        assert len(ledger.deal_events("rra")) == 2
+    conn = sqlite3.connect(sqlite_url)
+    with conn:
+        conn.execute("UPDATE stored_events SET state = X'7B6E6F' WHERE originator_version = 2 "
+                     "AND originator_id = ?", (deal_id("rra").hex,))
+    conn.close()
+    with Ledger(sqlite_url, create=False) as ledger:
+        with pytest.raises(StoreError) as err:
+            ledger.deal_events("rra")
+    assert "version 2" in str(err.value) and "verify" in str(err.value)
