@@ -107,10 +107,11 @@ def record_hash(record: dict[str, Any]) -> str:
 
 
 def _sorted_flat(data: dict[str, Any]) -> bool:
-    """Whether ``data`` encodes the same sorted or not: keys in order, no object inside."""
+    """Whether ``data`` encodes the same sorted or not: keys in order, and no object or
+    array inside (an array may hold objects)."""
     last = ""
     for k, v in data.items():
-        if k < last or isinstance(v, dict):
+        if k < last or isinstance(v, (dict, list)):
             return False
         last = k
     return True
@@ -197,7 +198,7 @@ class DealStream(Aggregate):
     # The write path (``Ledger._stage``) does what the two events above do to the
     # aggregate, without building the library's event objects: it has just checked the
     # record (``guards.check`` gave its timeline entries) and writes the stored event
-    # itself (``_stored_state``). Replaying the stored events (``Repository.get``, a
+    # itself (``_record_texts``, ``_stored_prefixes``). Replaying the stored events (``Repository.get``, a
     # snapshot plus the events after it) goes through the events above and must give
     # the same aggregate: tests/test_store.py compares the two.
 

@@ -294,9 +294,10 @@ from ledger import store as store_module  # noqa: E402
 EXAMPLES = 200 * (10 if os.environ.get("DEAL_LEDGER_LONG") else 1)
 _text = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12)
 _json_leaf = st.one_of(_text, st.integers(-10**12, 10**12), st.booleans(), st.none())
-_data = st.dictionaries(_text, st.one_of(_json_leaf, st.dictionaries(_text, _json_leaf,
-                                                                     max_size=3),
-                                         st.lists(_json_leaf, max_size=3)), max_size=5)
+_object = st.dictionaries(_text, _json_leaf, max_size=3)
+_data = st.dictionaries(_text, st.one_of(_json_leaf, _object,
+                                         st.lists(st.one_of(_json_leaf, _object), max_size=3)),
+                        max_size=5)
 
 
 @settings(max_examples=EXAMPLES, derandomize=True, deadline=None)
