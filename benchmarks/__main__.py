@@ -11,6 +11,8 @@ The cases (full sizes; ``--quick`` shrinks them so CI can check the suite still 
 * report: the SPEC §7 report in process, warm, of a 10,000-event deal and of a deal with
   1,000 Holders in a 20-year default (and the Additional Interest amounts alone, which a
   timed unit test used to measure); anchor: the library's read of the deal's events;
+  and ``deal-ledger report`` of the 10,000-event deal in a fresh process (cold), against
+  a fresh process that imports the library and reads the deal with it;
 * whatif: ``deal-ledger whatif --add`` against ``deal-ledger report`` of the same deal;
 * views: ``deal-ledger views --rebuild`` over 1,000,000 events in 1,000 deals (100,000
   in 100 on PostgreSQL), then incremental runs after 1,000 more events over 10 deals and
@@ -80,12 +82,14 @@ SPECS: dict[str, Spec] = {
     "sqlite-insert": Spec("anchor: sqlite3 executemany, 1 transaction", "rate"),
     "es-save": Spec("anchor: eventsourcing batch save, 1 save()", "rate", "sqlite-insert"),
     "append": Spec("append JSONL batch (parse + Ledger.append)", "rate", "es-save",
-                   Target(">=", 0.40, ">= 0.40x es save", backends=("sqlite", "postgres"))),
+                   Target(">=", 1.0, ">= 1.0x es save", backends=("sqlite", "postgres"))),
     "record-small": Spec("record 1 event, 10-event deal (command)", "time"),
     "record-big": Spec("record 1 event, big deal (command)", "time", None,
                        Target("<=", 1.5, "<= 1.5x record on 10")),
     "report-big": Spec("report, big deal (in process, warm)", "time", None,
                        Target("<=", 0.100, "<= 100 ms", absolute=True)),
+    "report-cold": Spec("report, big deal (command, cold process)", "time", None,
+                        Target("<=", 0.300, "<= 0.3 s", absolute=True)),
     "report-holders": Spec("report, Holders x 20-year default (warm)", "time", None,
                            Target("<=", 0.5, "<= 0.5 s", absolute=True)),
     "amounts-holders": Spec("  of which Additional Interest amounts", "time", None,
@@ -122,6 +126,9 @@ class Runner:
         env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(
             os.pathsep)
         env.setdefault("LEDGER_USER", "bench")
+        # measure deal-ledger as installed: with its bytecode caches (a shell that sets
+        # PYTHONDONTWRITEBYTECODE would make every command compile its modules again)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         return env
 
     def job(self, backend: str, job: str, params: dict[str, Any], ids: list[str],
@@ -296,6 +303,9 @@ def deal_cases(runner: Runner, backend: str, url_for: Any) -> None:
         runner.job(backend, "report", {"url": fresh("report"), "deal": "big",
                                        "row": "report-big", "reps": s["report_reps"]},
                    ["report-big"], {"report-big": f"{s['big']:,}-event deal"})
+        runner.job(backend, "report-cold", {"url": fresh("report"), "deal": "big",
+                                            "reps": s["report_reps"]},
+                   ["report-cold"], {"report-cold": f"{s['big']:,}-event deal"})
         runner.job(backend, "report-holders",
                    {"url": fresh("holders"), "deal": "holders", "reps": s["report_reps"]},
                    ["report-holders", "amounts-holders"],

@@ -297,6 +297,54 @@ def case_report(p: dict[str, Any]) -> list[Row]:
              "message": f"warm median of {p['reps']}; cold {cold * 1000:.0f} ms"}]
 
 
+COLD_ANCHOR = """
+import sys, uuid
+from benchmarks import anchors
+app = anchors.app_for(sys.argv[1], "Ledger")
+anchors.es_read_stream(app, uuid.UUID(sys.argv[2]))
+app.close()
+"""
+
+
+def case_report_cold(p: dict[str, Any]) -> list[Row]:
+    """``deal-ledger report DEAL --json`` in a fresh process each time (imports, store
+    read, projection, output), median of ``reps``, after one run that leaves the
+    bytecode caches written (as any installed deal-ledger has them); anchor: a fresh
+    process that imports the library and reads and decodes the deal's events with it."""
+    from ledger.store import deal_id
+
+    def anchor() -> tuple[float, float]:
+        start = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-c", COLD_ANCHOR, p["url"],
+                                 str(deal_id(p["deal"]))])
+        _, status, usage = os.wait4(proc.pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise RuntimeError("the cold anchor failed")
+        return time.perf_counter() - start, usage.ru_utime + usage.ru_stime
+
+    args = ["report", p["deal"], "--as-of", AS_OF, "--json", "--db", p["url"]]
+    run_cli(args)
+    anchor()
+    times, cpus, anchor_times, anchor_cpus, peak = [], [], [], [], 0
+    for _ in range(p["reps"]):
+        spent, done = run_cli(args)
+        times.append(spent)
+        cpus.append(done.cpu)
+        peak = max(peak, done.peak_kib)
+        wall, cpu = anchor()
+        anchor_times.append(wall)
+        anchor_cpus.append(cpu)
+    ms = lambda xs: f"{statistics.median(xs) * 1000:.0f} ms"  # noqa: E731
+    return [{"id": "report-cold", "seconds": statistics.median(times), "events": None,
+             "peak_kib": peak,
+             "anchor": {"name": "cold process: import eventsourcing, read + decode the deal",
+                        "seconds": statistics.median(anchor_times), "events": None},
+             "message": f"median of {p['reps']} (min {min(times) * 1000:.0f} ms, max "
+                        f"{max(times) * 1000:.0f} ms); CPU (user + system) {ms(cpus)}, "
+                        f"the anchor's {ms(anchor_cpus)}: on a loaded machine the wall "
+                        "time is mostly waiting for a core"}]
+
+
 def case_report_holders(p: dict[str, Any]) -> list[Row]:
     """The 1,000-Holder, 20-year default: the whole report, and (what the former timed
     unit test measured) the Additional Interest amounts alone."""
@@ -507,6 +555,7 @@ JOBS: dict[str, Callable[[dict[str, Any]], list[Row]]] = {
     "record": case_record,
     "report": case_report,
     "report-holders": case_report_holders,
+    "report-cold": case_report_cold,
     "whatif": case_whatif,
     "ledger-read": case_ledger_read,
     "views": case_views,

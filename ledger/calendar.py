@@ -19,6 +19,10 @@ CLAUSE = "RRA §1 Business Day"
 
 @lru_cache(maxsize=256)
 def _fed_holidays(year: int) -> Mapping[date, str]:
+    from . import fedholidays  # the library's table, precomputed (checked by the tests)
+
+    if fedholidays.FIRST_YEAR <= year <= fedholidays.LAST_YEAR:
+        return fedholidays.year(year)
     import holidays  # imported lazily: `deal-ledger --help` must not pay for it
 
     return dict(holidays.financial_holidays("XFED", years=year))

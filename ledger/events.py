@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from datetime import date, datetime
 from decimal import Decimal
 from types import MappingProxyType
@@ -51,7 +52,7 @@ DEAL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}", re.ASCII)  # with ful
 class Data(BaseModel):
     """Base of every event's ``data``: no unknown fields, immutable."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 # ---------------------------------------------------------------- §3.1 common events
@@ -582,6 +583,7 @@ def format_timestamp(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+@lru_cache(maxsize=1024)  # the events of one batch share their recorded_at
 def parse_timestamp(text: str) -> datetime:
     """A recorded_at or known_at: ISO 8601, ``Z`` or an offset; naive means UTC."""
     from datetime import timezone

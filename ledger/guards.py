@@ -24,9 +24,9 @@ from __future__ import annotations
 from bisect import bisect_right
 from datetime import date
 from decimal import Decimal
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
-from .dayorder import in_effect_key
+from .dayorder import LETTER_DAY_ORDER, in_effect_key
 from .errors import DuplicateKey, RuleViolation
 from .events import kind_of_type
 
@@ -221,8 +221,12 @@ def _live(state: dict[str, Any], entries: list[Entry]) -> list[Entry]:
 def _key(e: Entry) -> tuple[str, int, int]:
     """The projections' order (``ledger.dayorder``). A timeline never holds both a vesting
     and an exercise, so the reading ``same_day_vesting_and_exercise`` cannot change what
-    it accepts; the default stands for both."""
-    return in_effect_key(e[0], e[3], e[1])
+    it accepts; the default stands for both. (``in_effect_key`` under the default reading,
+    inlined: it runs for every entry of every event appended or replayed.)"""
+    return (e[0], _DAY_RANK(e[3], 0), e[1])
+
+
+_DAY_RANK = LETTER_DAY_ORDER.get
 
 
 def _walk(name: str, entries: list[Entry], state: dict[str, Any],
@@ -359,13 +363,23 @@ class Batch:
     the same-day issuance line; a line dated before an earlier line). ``records`` need
     type, deal, date, data, seq and id. Consulted only when a line would be refused."""
 
-    def __init__(self, records: Sequence[dict[str, Any]]):
-        self._groups: dict[tuple[str, str], tuple[list[int], list[Entry]]] = {}
-        for i, r in enumerate(records):
-            for name, e in effects({}, r):
-                idx, entries = self._groups.setdefault((r["deal"], name), ([], []))
-                idx.append(i)
-                entries.append(e)
+    def __init__(self, records: Sequence[dict[str, Any]] | Callable[[], Sequence[dict[str, Any]]]):
+        # ``records`` may be a function that makes them: a batch whose lines all pass
+        # never needs them, so a writer need not build them (``ledger.store``)
+        self._records = records
+        self._built: dict[tuple[str, str], tuple[list[int], list[Entry]]] | None = None
+
+    @property
+    def _groups(self) -> dict[tuple[str, str], tuple[list[int], list[Entry]]]:
+        if self._built is None:
+            records = self._records() if callable(self._records) else self._records
+            self._built = {}
+            for i, r in enumerate(records):
+                for name, e in effects({}, r):
+                    idx, entries = self._built.setdefault((r["deal"], name), ([], []))
+                    idx.append(i)
+                    entries.append(e)
+        return self._built
 
     def later(self, index: int, deal: str, name: str) -> list[Entry]:
         """Entries of timeline ``name`` from the lines after line ``index``."""
@@ -585,15 +599,17 @@ def fold(state: dict[str, Any], record: dict[str, Any],
         timeline = timelines.get(name)
         if timeline is None:
             timeline = timelines[name] = {"entries": [], "end": _initial(name), "last": None}
-        if _sorts_last(timeline, e):
+        key, last = _key(e), timeline["last"]
+        latest = last is None or key >= tuple(last)
+        if latest and not timeline.get("pending"):   # _sorts_last, with its key at hand
             try:
                 timeline["end"] = _step(name, timeline["end"], e, state)
             except RuleViolation:   # its cure is recorded later in the batch (``check``)
                 timeline["end"], timeline["pending"] = None, True
         else:
             _settle(name, timeline, _live(state, timeline["entries"]) + [e], state)
-        if timeline["last"] is None or _key(e) > tuple(timeline["last"]):
-            timeline["last"] = list(_key(e))
+        if latest and (last is None or key > tuple(last)):
+            timeline["last"] = list(key)
         timeline["entries"].append(e)
         touched.append(name)
     extra = data.get("method") if t == "NoticeSent" else None

@@ -178,6 +178,10 @@ def _control_characters(text: str) -> str | None:
     """The first control or invisible formatting character of ``text`` (a newline, a tab,
     a zero-width space, a right-to-left override...), shown as ``U+XXXX``; ``None`` if
     there is none. Such characters make two names that print alike compare unequal."""
+    if text.isprintable():
+        # no character of the categories Cc, Cf, Zl, Zp (nor any other it refuses but
+        # the space): the common case, answered without a Python loop over the text
+        return None
     import unicodedata
 
     for char in text:

@@ -280,3 +280,34 @@ def test_is_business_day_agrees_with_closed_reason_every_day_2004_to_2030():
         day += timedelta(days=1)
     assert not cal.is_business_day(date(2012, 10, 29))
     assert cal.is_business_day(date(2005, 1, 17))
+
+
+def test_precomputed_fed_holidays_are_the_librarys_for_every_year_of_the_table():
+    # issue 17: reports read the Federal Reserve's holidays from ledger.fedholidays, so
+    # that they need not import the holidays package; it must be the library's table
+    import holidays
+
+    from ledger import fedholidays
+
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    names = list(fedholidays.NAMES)
+    want = []
+    for year in range(fedholidays.FIRST_YEAR, fedholidays.LAST_YEAR + 1):
+        library = dict(holidays.financial_holidays("XFED", years=year))
+        for day, name in sorted(library.items()):
+            if name not in names:
+                names.append(name)
+            want.append(f"{day:%Y%m%d}{digits[names.index(name)]}")
+        assert fedholidays.year(year) == library, (
+            f"{year} differs from holidays {holidays.__version__}; regenerate the table: "
+            f"NAMES = {tuple(names)!r}; TABLE = {' '.join(want)!r}")
+    assert fedholidays.TABLE.split() == want
+
+
+def test_years_outside_the_table_come_from_the_library():
+    from ledger import calendar, fedholidays
+
+    year = fedholidays.LAST_YEAR + 1
+    import holidays
+
+    assert calendar._fed_holidays(year) == dict(holidays.financial_holidays("XFED", years=year))

@@ -769,3 +769,23 @@ def test_deal_opened_terms_are_normalised():
     new = parse_event(obj)
     assert new.data["terms"]["rates"]["first"] == "0.25"
     assert parse_event(new.envelope()).envelope() == new.envelope()
+
+
+def test_control_character_fast_path_agrees_with_the_category_walk_on_every_code_point():
+    # issue 17: names are checked with str.isprintable() first; it must never let
+    # through a character of the categories a name refuses (Cc, Cf, Zl, Zp)
+    import unicodedata
+
+    from ledger.values import _control_characters
+
+    def walk(text):
+        for char in text:
+            if unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp"):
+                return f"U+{ord(char):04X}"
+        return None
+
+    for cp in range(0x110000):
+        if 0xD800 <= cp <= 0xDFFF:
+            continue
+        text = f"Holder {chr(cp)} L.P."
+        assert _control_characters(text) == walk(text), hex(cp)
