@@ -176,7 +176,13 @@ def _cell(value: Any, key: str) -> tuple[str, str]:
         return escape(text), "n"
     if _DATE.fullmatch(text):
         return escape(text), "d"
-    return escape(text), ""
+    return keep_dates_whole(escape(text)), ""
+
+
+def keep_dates_whole(html: str) -> str:
+    """Escaped text with each date in it kept on one line: a browser may break a line
+    at a hyphen, which cut ``(default date 2005-04-14)`` into ``2005-04-`` / ``14``."""
+    return _DATE.sub(lambda m: f'<span class="nw">{m.group(0)}</span>', html)
 
 
 def _short(event_id: Any) -> str:
@@ -349,7 +355,7 @@ def _events(records: Sequence[Mapping[str, Any]], retracted: set[str]) -> list[s
         body.append(f"<tr{cls}><td class=\"n\">{r['seq']}</td>"
                     f"<td class=\"d\">{escape(r['date'])}</td>"
                     f"<td>{escape(r['type'])}</td><td class=\"data\">"
-                    f"{escape(event_data(r))}</td>"
+                    f"{keep_dates_whole(escape(event_data(r)))}</td>"
                     f"<td>{_short(r['id'])}</td>"
                     f"<td class=\"d\">{escape(r['recorded_at'][:19].replace('T', ' '))}</td>"
                     f"<td>{escape(str(r['recorded_by']))}</td>"

@@ -269,6 +269,24 @@ def test_no_date_can_wrap(rendered):
 # ------------------------------------------------------------- no browser needed
 
 
+def test_a_date_inside_a_text_cell_is_kept_on_one_line(packs):
+    # "notify the Trustee of Registration Default (iv)(A) (default date 2005-04-14)" was
+    # broken by chromium at the date's hyphen ("2005-04-" / "14"), as were "HoldersAdvised
+    # on 2004-07-19" and the events' data; each date in a text cell is now a nowrap span
+    kept = re.compile(r'<span class="nw">\d{4}-\d{2}-\d{2}</span>')
+    seen = 0
+    for deal, pack in packs.items():
+        html = (pack / "index.html").read_text(encoding="utf-8")
+        for cls, content in re.findall(r'<td(?: class="([^"]*)")?>(.*?)</td>', html, re.S):
+            if {"d", "n", "nw"} & set(cls.split()):
+                continue
+            seen += len(kept.findall(content))
+            assert not re.search(r"\d{4}-\d{2}-\d{2}", kept.sub("", content)), (deal, content)
+    assert seen > 20  # the deadlines, obligations and events tables hold many
+
+
+
+
 def test_formatting_helpers():
     assert money("56999987.2") == "56,999,987.20" and money("0") == "0.00"
     # 0.791667 x 100 = 79.1667 -> 79.17%; 1 -> 100%; 0.5 -> 50%
