@@ -79,11 +79,34 @@ def agenda(deals: tuple[str, ...], from_: str | None, days: int | None,
     else:
         click.echo(f"Agenda from {result['from']} to {result['to']} (as of {result['as_of']}): "
                    f"{result['overdue']} overdue, {len(result['items'])} lines")
+        width = _width()
         for i in result["items"]:
-            click.echo(f"{i['date']}  {i['category']:<8} {i['deal']}  {i['clause']}: "
-                       f"{i['text']}")
+            click.echo(agenda_line(i, width))
     if result["overdue"]:
         sys.exit(1)
+
+
+def agenda_line(item: dict, width: int | None) -> str:
+    """One agenda line: its date, category, deal and clause, then what is to be done
+    (with the due day when the line is dated by something else, as an overdue one is,
+    from the day it was first violated). On a terminal it wraps under the text, never
+    inside a date, an amount or a clause; into a pipe it stays one line, for grep."""
+    import textwrap
+
+    due = item.get("due")
+    note = f" (due {due})" if due and due != item["date"] else ""
+    line = (f"{item['date'] or '—':<10}  {item['category']:<8} {item['deal']}  "
+            f"{item['clause']}: {item['text']}{note}")
+    if not width:
+        return line
+    return "\n".join(textwrap.wrap(line, width, subsequent_indent=" " * 12,
+                                   break_long_words=False, break_on_hyphens=False))
+
+
+def _width() -> int | None:
+    from .log import _width as width
+
+    return width()
 
 
 def _remind(text: str) -> tuple[int, ...]:

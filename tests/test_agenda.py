@@ -245,3 +245,45 @@ def test_bad_from_and_unwritable_paths_are_one_line(tmp_path):
                                     str(tmp_path / "no" / "c.json")), 2)
     assert "--out" in refused(run("calendar", "--db", db, "--out",
                                   str(tmp_path / "no" / "x.ics")), 2)
+
+
+def test_an_overdue_line_names_its_due_day_beside_the_day_it_is_dated():
+    # an overdue line is dated (and sorted) by the first day of the breach; its `due` is
+    # the clause's day, which a reader checks against the contract:
+    # b: default (i) date 2004-07-15 (Thu) + 2 Business Days (Fri 16, Mon 19) = 2004-07-19,
+    #    violated from 2004-07-20
+    # b: effective 2004-10-01 (Fri) + 5 Business Days (Oct 4, 5, 6, 7, 8) = 2004-10-08,
+    #    violated from 2004-10-09
+    result = agenda_of(histories(), as_of=d("2004-10-20"), days=10)
+    due = {(i["deal"], i["key"]): (i["date"], i["due"]) for i in result["items"]
+           if i["category"] == "overdue"}
+    assert due[("b", "notify-trustee/(i)/1")] == ("2004-07-20", "2004-07-19")
+    assert due[("b", "advise-holders/ShelfEffective/1")] == ("2004-10-09", "2004-10-08")
+    assert all(i["due"] for i in result["items"])
+
+
+def test_the_agenda_wraps_at_80_columns_never_inside_a_date(tmp_path):
+    import re
+
+    db = _ledger(tmp_path)
+    from click.testing import CliRunner
+
+    from cli.main import cli
+
+    def at(columns, *more):
+        return CliRunner().invoke(cli, ["agenda", "--db", db, "--as-of", "2004-10-20",
+                                        "--days", "10", *more], env={"COLUMNS": columns})
+
+    res = at("80")
+    assert res.exit_code == 1
+    out = res.stdout.splitlines()
+    assert all(len(line) <= 80 for line in out), out
+    # every line of the agenda starts with its date; what follows wraps under its text
+    body = out[1:]
+    assert all(re.match(r"\d{4}-\d{2}-\d{2}  |            \S", line) for line in body), body
+    text = " ".join(" ".join(body).split())
+    assert "RRA §3(b): notify the Trustee of Registration Default (i) (default date " \
+           "2004-07-15) (due 2004-07-19)" in text
+    # into a pipe (no COLUMNS) each line of the agenda stays one line, for grep
+    res = at(None)
+    assert len(res.stdout.splitlines()) == 1 + len(json.loads(at(None, "--json").stdout)["items"])
