@@ -115,3 +115,22 @@ def test_the_console_is_as_wide_as_columns_says_else_the_terminal_else_120(monke
     monkeypatch.setattr(common, "_stdout_is_terminal", lambda: True)
     monkeypatch.setattr("shutil.get_terminal_size", lambda fallback: os.terminal_size((93, 40)))
     assert common.console().width == 93                      # the terminal's own width
+
+
+@pytest.mark.parametrize("columns", [80, 60])
+def test_interpretations_never_fold_a_name_or_value_a_user_types(columns):
+    # the 5-column table folded `last_complian|t_day` and `§3(a)(i)-(iv|)` at 80 columns;
+    # narrow consoles get one block per interpretation, each reading as NAME=VALUE,
+    # ready for --interpret, with what it means
+    from projections.interpretations import REGISTRY
+
+    out = narrow(columns, "interpretations")
+    lines = out.splitlines()
+    # a line is wider than the console only when it is one word that must stay whole
+    # (rate_after_second_anniversary=first_90_days_always_quarter_point: is 66 characters)
+    assert all(len(line) <= columns or " " not in line.strip() for line in lines), lines
+    for i in REGISTRY.values():
+        assert f"{i.name} ({i.clause})" in lines
+        assert f"  {i.name}={i.default} (the default)" in out
+        for value in i.alternatives:
+            assert re.search(rf"^  {re.escape(i.name)}={re.escape(value)}(:|$)", out, re.M)
