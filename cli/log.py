@@ -36,12 +36,13 @@ def _day(text: str | None, option: str) -> date | None:
         return None
     from ledger.errors import UsageError
 
+    if not _DAY.fullmatch(text):
+        raise UsageError(f"not a date in the form YYYY-MM-DD: {text!r}", field=option)
     try:
-        if not _DAY.fullmatch(text):
-            raise ValueError
         return date.fromisoformat(text)
-    except ValueError:
-        raise UsageError(f"not a date in the form YYYY-MM-DD: {text!r}", field=option) from None
+    except ValueError:   # 2005-02-30 has the form: say what is wrong with it, as --as-of does
+        raise UsageError(f"not a real calendar date: {text!r} (YYYY-MM-DD)",
+                         field=option) from None
 
 
 def _text(value: Any) -> str:
