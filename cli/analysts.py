@@ -63,7 +63,19 @@ def _csv_value(value: Any) -> Any:
 
 def _data_summary(data: dict) -> str:
     text = ", ".join(f"{k}={_text(v)}" for k, v in data.items() if k != "terms")
-    return text if len(text) <= 90 else text[:87] + "..."
+    return shorten(text, 90)
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` cut to about ``limit`` characters between words, never inside one: an
+    event's name was cut to ``Notes due 20...`` and an obligation to ``Registrati...``.
+    A single word longer than the limit is kept whole (a figure or an id is never cut)."""
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit - 3)
+    if cut <= 0:
+        return text
+    return text[:cut].rstrip(",;:") + " ..."
 
 
 # ----------------------------------------------------------------------------- explain
@@ -421,7 +433,7 @@ def _brief(value: Any) -> str:
     """A figure for a table cell; an entry added or removed whole as ``field=value, ...``."""
     if isinstance(value, dict):
         text = ", ".join(f"{k}={_text(v)}" for k, v in value.items())
-        return text if len(text) <= 120 else text[:117] + "..."
+        return shorten(text, 120)
     return _text(value)
 
 

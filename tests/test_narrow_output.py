@@ -134,3 +134,18 @@ def test_interpretations_never_fold_a_name_or_value_a_user_types(columns):
         assert f" {i.name}={i.default} (the default)" in " ".join(out.split())
         for value in i.alternatives:
             assert re.search(rf"^  {re.escape(i.name)}={re.escape(value)}(:|$)", out, re.M)
+
+
+def test_explain_and_whatif_shorten_between_words_never_inside_a_figure(ledger):
+    # explain's event lines cut the deal's name to "Notes due 20..." and whatif's added or
+    # removed obligations to "...Shelf Registrati..."; a cut now falls between words.
+    # (The arithmetic's "5833.333333…" is a repeating decimal, not a cut, and stays.)
+    from cli.analysts import shorten
+
+    db, _ = ledger
+    out = narrow(80, "explain", RRA, "--db", db, "--as-of", AS_OF,
+                 f"additional_interest.payments[payment_date=2005-01-15].amounts.Lehman Brothers Inc.")
+    assert "Notes due 20..." not in out and "Notes due ...;" in out
+    assert not re.search(r"\w\.\.\.", out), re.findall(r".{20}\w\.\.\.", out)
+    assert shorten("principal=20000000, under_shelf=false", 30) == "principal=20000000 ..."
+    assert shorten("a" * 50, 20) == "a" * 50    # one word: kept whole
