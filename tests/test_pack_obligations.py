@@ -16,7 +16,7 @@ def test_obligations_csv_and_section(tmp_path):
     db = _ledger(tmp_path)
     out = tmp_path / "pack"
     ok(run("export", "b", "--db", db, "--as-of", "2004-10-20", "--out", str(out)))
-    rows = list(csv.DictReader(io.StringIO((out / "obligations.csv").read_text())))
+    rows = list(csv.DictReader(io.StringIO((out / "obligations.csv").read_text(encoding="utf-8-sig"))))
     by_key = {r["key"]: r for r in rows}
     # filed 2004-07-20, after the deadline 2004-07-15: violated from 07-16, cured 07-20
     filing = by_key["file-shelf"]
