@@ -86,6 +86,50 @@ def agenda(deals: tuple[str, ...], from_: str | None, days: int | None,
         sys.exit(1)
 
 
+@cli.command()
+@click.argument("deal")
+@click.option("--json", "as_json", is_flag=True, help="The report's obligations, exactly.")
+@click.option("--csv", "as_csv", is_flag=True,
+              help="One CSV row per obligation, every column of the pack's obligations.csv.")
+@report_options
+@guarded
+def obligations(deal: str, as_json: bool, as_csv: bool, db: str, as_of: str | None,
+                known_at: str | None, interpret: tuple[str, ...]) -> None:
+    """Every obligation of DEAL with its state as of a date (upcoming, due, fulfilled,
+    violated, cured, excused, discharged), by due day: since when, by what, and what a
+    violation triggered. The report's `obligations`; `agenda` looks across deals."""
+    from publishing.pack_obligations import csv_columns, obligation_rows
+
+    from .common import load_report
+    from .formats import one_format, write_csv
+    from .views import NONE, _table, plain, status
+
+    fmt = one_format(as_json, as_csv)
+    result = load_report(db, deal, as_of, known_at, interpret)
+    rows = result.get("obligations") or []
+    if fmt == "json":
+        print_json(rows)
+        return
+    if fmt == "csv":
+        write_csv(csv_columns(), ({**r, "events": " ".join(r["events"])}
+                                  for r in obligation_rows(result)))
+        return
+    from .common import console
+
+    out = console()
+    if not rows:
+        out.print(f"No obligation of {deal} as of {result['as_of']}.")
+        return
+    table = _table(f"Obligations of {deal} on {result['as_of']} (by due day)",
+                   [("due", "fix"), ("state", "fix"), ("since", "fix?2"),
+                    ("obligation", "text"), ("clause", "text?"), ("by / triggered", "text?")])
+    for o in sorted(rows, key=lambda o: (o.get("due") or "9999", o["key"])):
+        done = o.get("by") or "; ".join(o.get("triggered") or ()) or NONE
+        table.add_row(o.get("due") or NONE, status(o["state"]), o.get("since") or NONE,
+                      plain(o["obligation"]), plain(o["clause"]), plain(done))
+    out.print(table)
+
+
 def agenda_line(item: dict, width: int | None) -> str:
     """One agenda line: its date, category, deal and clause, then what is to be done
     (with the due day when the line is dated by something else, as an overdue one is,
