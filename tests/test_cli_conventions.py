@@ -213,3 +213,15 @@ def test_a_mistyped_interpretation_and_an_impossible_log_date(example_1):
     assert "not a real calendar date: '2005-02-30'" in err
     err = refused(run("log", "--db", example_1, "--until", "2005-2-3"), 2)
     assert "not a date in the form YYYY-MM-DD" in err
+
+
+def test_types_and_the_demo_cite_no_document_the_user_lacks(tmp_path):
+    # `types` described CalendarDayDeclared as "(SPEC §2)" and the demo's DealOpened
+    # events gave "contracts/ in shared/" as their source, which explain prints: neither
+    # ships with the package. Cite the clause; point at `deal-ledger clause`.
+    out = ok(run("types"))
+    assert "SPEC" not in out and "RRA §1 Business Day" in out
+    db = str(tmp_path / "demo.db")
+    ok(run("demo", "--db", db))
+    log = ok(run("log", "--json", "--db", db))
+    assert "shared/" not in log and "deal-ledger clause --list" in log
