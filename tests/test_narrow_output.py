@@ -149,3 +149,22 @@ def test_explain_and_whatif_shorten_between_words_never_inside_a_figure(ledger):
     assert not re.search(r"\w\.\.\.", out), re.findall(r".{20}\w\.\.\.", out)
     assert shorten("principal=20000000, under_shelf=false", 30) == "principal=20000000 ..."
     assert shorten("a" * 50, 20) == "a" * 50    # one word: kept whole
+
+
+def test_whatif_at_80_columns_keeps_every_date_whole(ledger, tmp_path):
+    # the three-column what-if table folded its values inside dates at 80 columns
+    # ("cured_on=2005" / "-04-20"); rows are blocks there now: the figure's path on a line
+    # of its own (whole, as explain --list prints it), its two sides wrapped between words
+    db, _ = ledger
+    later = tmp_path / "suspend.jsonl"
+    later.write_text(json.dumps({"type": "SuspensionStarted", "deal": RRA, "date": "2006-03-01",
+                                 "data": {"material_transaction": False}}) + "\n")
+    out = narrow(80, "whatif", RRA, "--db", db, "--as-of", "2006-02-01", "--add", str(later),
+                 "--through", "2006-05-01")
+    lines = out.splitlines()
+    assert "registration.defaults[kind=(iv)(A)][1]" in lines
+    assert "    scenario: upcoming, due 2006-07-17, 15673.61" in lines
+    for line in lines:
+        # wider than 80 only as a figure's whole path (no indent, copied into explain)
+        assert len(line) <= 80 or not line.startswith(" "), line
+        assert not re.search(r"(^|[^\d])\d{4}-\d{0,2}$|^\s*-?\d{2}(-\d{2})?[,)]", line), line
