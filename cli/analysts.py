@@ -99,8 +99,9 @@ def _tree_node(tree, node: dict) -> None:
                 branch.add(f"{escape(e['id'])} (not in the ledger)")
                 continue
             source = f"; source: {escape(e['source'])}" if e.get("source") else ""
-            branch.add(f"{e['type']} {e['date']} [dim]seq {e['seq']} {e['id'][:8]}[/dim] "
-                       f"{escape(_data_summary(e['data']))}{source}; recorded "
+            data = _data_summary(e["data"])    # ShelfEffective has none: no stray space
+            branch.add(f"{e['type']} {e['date']} [dim]seq {e['seq']} {e['id'][:8]}[/dim]"
+                       f"{' ' + escape(data) if data else ''}{source}; recorded "
                        f"{e['recorded_at'][:19]} by {escape(e['recorded_by'])}")
     if node.get("arithmetic"):
         tree.add(f"[bold]arithmetic[/bold]: {escape(node['arithmetic'])}")

@@ -168,3 +168,10 @@ def test_whatif_at_80_columns_keeps_every_date_whole(ledger, tmp_path):
         # wider than 80 only as a figure's whole path (no indent, copied into explain)
         assert len(line) <= 80 or not line.startswith(" "), line
         assert not re.search(r"(^|[^\d])\d{4}-\d{0,2}$|^\s*-?\d{2}(-\d{2})?[,)]", line), line
+
+
+def test_an_event_without_data_leaves_no_stray_space_in_explain(ledger):
+    # "ShelfEffective 2004-11-15 seq 40 c21f3ba0 ; source: ..." had a space before ";"
+    db, _ = ledger
+    out = narrow(80, "explain", RRA, "--db", db, "--as-of", AS_OF, "registration.effective_on")
+    assert re.search(r"ShelfEffective 2004-11-15 seq \d+ [0-9a-f]{8}; source:", out), out
