@@ -56,6 +56,9 @@ def agenda(deals: tuple[str, ...], from_: str | None, days: int | None,
     from publishing.agenda import CSV_FIELDS
     from publishing.agenda import agenda as build
 
+    from .formats import one_format
+
+    one_format(as_json, as_csv)   # both at once is a usage error, as for every table
     start = _window(from_, days, business_days)
     day = reading.as_of_date(as_of, today())
     moment = reading.known_at_time(known_at)

@@ -322,3 +322,12 @@ def test_the_readme_agenda_on_the_demo_worked_by_hand(tmp_path):
     assert {k for c, k in got if c == "due" and k.startswith("true-up/")} == {
         "true-up/W-PRICE/1", "true-up/P-SV/1", "true-up/W-SCO/1"}
     assert len(result["items"]) == 7
+
+
+def test_json_and_csv_at_once_is_a_usage_error(tmp_path):
+    # agenda printed JSON for --json --csv where every other table refuses the pair
+    from tests.cli_support import refused
+
+    db = _ledger(tmp_path)
+    err = refused(run("agenda", "--db", db, "--as-of", "2004-10-20", "--json", "--csv"), 2)
+    assert "give --json or --csv, not both" in err
