@@ -56,6 +56,9 @@ def agenda(deals: tuple[str, ...], from_: str | None, days: int | None,
     from publishing.agenda import CSV_FIELDS
     from publishing.agenda import agenda as build
 
+    from .formats import one_format
+
+    one_format(as_json, as_csv)   # both at once is a usage error, as for every table
     start = _window(from_, days, business_days)
     day = reading.as_of_date(as_of, today())
     moment = reading.known_at_time(known_at)
@@ -79,11 +82,78 @@ def agenda(deals: tuple[str, ...], from_: str | None, days: int | None,
     else:
         click.echo(f"Agenda from {result['from']} to {result['to']} (as of {result['as_of']}): "
                    f"{result['overdue']} overdue, {len(result['items'])} lines")
+        width = _width()
         for i in result["items"]:
-            click.echo(f"{i['date']}  {i['category']:<8} {i['deal']}  {i['clause']}: "
-                       f"{i['text']}")
+            click.echo(agenda_line(i, width))
     if result["overdue"]:
         sys.exit(1)
+
+
+@cli.command()
+@click.argument("deal")
+@click.option("--json", "as_json", is_flag=True, help="The report's obligations, exactly.")
+@click.option("--csv", "as_csv", is_flag=True,
+              help="One CSV row per obligation, every column of the pack's obligations.csv.")
+@report_options
+@guarded
+def obligations(deal: str, as_json: bool, as_csv: bool, db: str, as_of: str | None,
+                known_at: str | None, interpret: tuple[str, ...]) -> None:
+    """Every obligation of DEAL with its state as of a date (upcoming, due, fulfilled,
+    violated, cured, excused, discharged), by due day: since when, by what, and what a
+    violation triggered. The report's `obligations`; `agenda` looks across deals."""
+    from publishing.pack_obligations import csv_columns, obligation_rows
+
+    from .common import load_report
+    from .formats import one_format, write_csv
+    from .views import NONE, _table, plain, status
+
+    fmt = one_format(as_json, as_csv)
+    result = load_report(db, deal, as_of, known_at, interpret)
+    rows = result.get("obligations") or []
+    if fmt == "json":
+        print_json(rows)
+        return
+    if fmt == "csv":
+        write_csv(csv_columns(), ({**r, "events": " ".join(r["events"])}
+                                  for r in obligation_rows(result)))
+        return
+    from .common import console
+
+    out = console()
+    if not rows:
+        out.print(f"No obligation of {deal} as of {result['as_of']}.")
+        return
+    table = _table(f"Obligations of {deal} on {result['as_of']} (by due day)",
+                   [("due", "fix"), ("state", "fix"), ("since", "fix?2"),
+                    ("obligation", "text"), ("clause", "text?"), ("by / triggered", "text?")])
+    for o in sorted(rows, key=lambda o: (o.get("due") or "9999", o["key"])):
+        done = o.get("by") or "; ".join(o.get("triggered") or ()) or NONE
+        table.add_row(o.get("due") or NONE, status(o["state"]), o.get("since") or NONE,
+                      plain(o["obligation"]), plain(o["clause"]), plain(done))
+    out.print(table)
+
+
+def agenda_line(item: dict, width: int | None) -> str:
+    """One agenda line: its date, category, deal and clause, then what is to be done
+    (with the due day when the line is dated by something else, as an overdue one is,
+    from the day it was first violated). On a terminal it wraps under the text, never
+    inside a date, an amount or a clause; into a pipe it stays one line, for grep."""
+    import textwrap
+
+    due = item.get("due")
+    note = f" (due {due})" if due and due != item["date"] else ""
+    line = (f"{item['date'] or '—':<10}  {item['category']:<8} {item['deal']}  "
+            f"{item['clause']}: {item['text']}{note}")
+    if not width:
+        return line
+    return "\n".join(textwrap.wrap(line, width, subsequent_indent=" " * 12,
+                                   break_long_words=False, break_on_hyphens=False))
+
+
+def _width() -> int | None:
+    from .log import _width as width
+
+    return width()
 
 
 def _remind(text: str) -> tuple[int, ...]:

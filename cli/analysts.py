@@ -63,7 +63,19 @@ def _csv_value(value: Any) -> Any:
 
 def _data_summary(data: dict) -> str:
     text = ", ".join(f"{k}={_text(v)}" for k, v in data.items() if k != "terms")
-    return text if len(text) <= 90 else text[:87] + "..."
+    return shorten(text, 90)
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` cut to about ``limit`` characters between words, never inside one: an
+    event's name was cut to ``Notes due 20...`` and an obligation to ``Registrati...``.
+    A single word longer than the limit is kept whole (a figure or an id is never cut)."""
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit - 3)
+    if cut <= 0:
+        return text
+    return text[:cut].rstrip(",;:") + " ..."
 
 
 # ----------------------------------------------------------------------------- explain
@@ -87,8 +99,9 @@ def _tree_node(tree, node: dict) -> None:
                 branch.add(f"{escape(e['id'])} (not in the ledger)")
                 continue
             source = f"; source: {escape(e['source'])}" if e.get("source") else ""
-            branch.add(f"{e['type']} {e['date']} [dim]seq {e['seq']} {e['id'][:8]}[/dim] "
-                       f"{escape(_data_summary(e['data']))}{source}; recorded "
+            data = _data_summary(e["data"])    # ShelfEffective has none: no stray space
+            branch.add(f"{e['type']} {e['date']} [dim]seq {e['seq']} {e['id'][:8]}[/dim]"
+                       f"{' ' + escape(data) if data else ''}{source}; recorded "
                        f"{e['recorded_at'][:19]} by {escape(e['recorded_by'])}")
     if node.get("arithmetic"):
         tree.add(f"[bold]arithmetic[/bold]: {escape(node['arithmetic'])}")
@@ -370,9 +383,15 @@ def show_whatif(result: dict, out) -> None:
     if ch["interpretations"]:
         parts.append(", ".join(f"{k}={v}" for k, v in ch["interpretations"].items()))
     known = f", as known at {result['known_at']}" if result["known_at"] else ""
-    table = Table(title=f"what if ({'; '.join(parts)}): {result['deal']} as of "
-                        f"{result['as_of']}{known}: {len(result['diff'])} figure(s) differ",
-                  expand=True)
+    title = (f"what if ({'; '.join(parts)}): {result['deal']} as of "
+             f"{result['as_of']}{known}: {len(result['diff'])} figure(s) differ")
+    if out.width < WIDE_ENOUGH:
+        click.echo(diff_blocks(title, [(row["figure"], *_sides(row)) for row in result["diff"]],
+                               out.width))
+        if result.get("forward"):
+            show_forward(result["forward"], out)
+        return
+    table = Table(title=title, expand=True)
     table.add_column("figure", overflow="fold", ratio=2)
     for col in ("baseline", "scenario"):
         table.add_column(col, overflow="fold", ratio=1)
@@ -397,10 +416,18 @@ def show_forward(ahead: dict, out) -> None:
             return "(absent)"
         return f"{o['state']}, due {o['due']}" + (f", {o['amount']}" if o.get("amount") else "")
 
-    table = Table(title=f"judged on {ahead['judged_on']} (changes dated "
-                        f"{', '.join(ahead['later_changes']) or 'none'}): "
-                        f"{len(ahead['obligations'])} obligation(s), {len(ahead['diff'])} "
-                        "figure(s) differ", expand=True)
+    title = (f"judged on {ahead['judged_on']} (changes dated "
+             f"{', '.join(ahead['later_changes']) or 'none'}): "
+             f"{len(ahead['obligations'])} obligation(s), {len(ahead['diff'])} "
+             "figure(s) differ")
+    if out.width < WIDE_ENOUGH:
+        rows = [(f"{r['obligation']} ({r['clause']})", cell(r["baseline"]), cell(r["scenario"]),
+                 True) for r in ahead["obligations"]]
+        rows += [(r["figure"], *_sides(r)) for r in ahead["diff"]
+                 if not r["figure"].startswith("obligations")]
+        click.echo("\n" + diff_blocks(title, rows, out.width))
+        return
+    table = Table(title=title, expand=True)
     table.add_column("obligation", overflow="fold", ratio=2)
     table.add_column("clause", overflow="fold", ratio=1)
     for col in ("baseline", "scenario"):
@@ -417,11 +444,41 @@ def show_forward(ahead: dict, out) -> None:
     out.print(table)
 
 
+# Below this many columns a three- or four-column table folded the values inside their
+# dates and ids ("cured_on=2005" / "-04-20"): each row is then a block of its own.
+WIDE_ENOUGH = 120
+
+
+def _sides(row: dict) -> tuple[str, str]:
+    base = "(absent)" if row["change"] == "added" else _brief(row["baseline"])
+    new = "(absent)" if row["change"] == "removed" else _brief(row["scenario"])
+    return base, new
+
+
+def diff_blocks(title: str, rows: list[tuple], width: int) -> str:
+    """The what-if's rows for a narrow console: the figure (whole, to be copied into
+    ``explain``) or the obligation (wrapped: a 4th item True), then its baseline and
+    scenario, wrapped between words only."""
+    import textwrap
+
+    def wrap(text: str, indent: str) -> str:
+        return "\n".join(textwrap.wrap(text, width, initial_indent=indent,
+                                       subsequent_indent=indent + "  ",
+                                       break_long_words=False, break_on_hyphens=False))
+
+    out = [wrap(title, "")]
+    for figure, base, new, *words in rows:
+        out.append(wrap(figure, "") if words and words[0] else figure)
+        out.append(wrap(f"baseline: {base}", "    "))
+        out.append(wrap(f"scenario: {new}", "    "))
+    return "\n".join(out)
+
+
 def _brief(value: Any) -> str:
     """A figure for a table cell; an entry added or removed whole as ``field=value, ...``."""
     if isinstance(value, dict):
         text = ", ".join(f"{k}={_text(v)}" for k, v in value.items())
-        return text if len(text) <= 120 else text[:117] + "..."
+        return shorten(text, 120)
     return _text(value)
 
 

@@ -94,4 +94,6 @@ def show_page(page: dict) -> None:
             value = f["value"]
             shown = ("true" if value is True else "false" if value is False
                      else "—" if value is None else str(value))
-            out.print(f"  {escape(f['figure'])} = {escape(shown)}")
+            # one line each, as `explain --list` prints them: a path is copied into
+            # `explain`, and a console fold put a newline inside its event ids
+            click.echo(f"  {f['figure']} = {shown}")

@@ -60,6 +60,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "scenarios": ("List the saved what-if scenarios.", "deal-ledger scenarios --json"),
     "agenda": ("What falls due, is overdue or at risk, every deal.",
                "deal-ledger agenda --as-of 2005-03-01 --days 60"),
+    "obligations": ("A deal's obligations and their states on a date.",
+                    "deal-ledger obligations infocrossing-rra-2004 --as-of 2005-03-01"),
     "calendar": ("Write every dated obligation to an iCalendar file.",
                  "deal-ledger calendar --out obligations.ics --remind 10,5,1"),
     "clause": ("A clause's text, statement, rules and readings.",

@@ -36,12 +36,13 @@ def _day(text: str | None, option: str) -> date | None:
         return None
     from ledger.errors import UsageError
 
+    if not _DAY.fullmatch(text):
+        raise UsageError(f"not a date in the form YYYY-MM-DD: {text!r}", field=option)
     try:
-        if not _DAY.fullmatch(text):
-            raise ValueError
         return date.fromisoformat(text)
-    except ValueError:
-        raise UsageError(f"not a date in the form YYYY-MM-DD: {text!r}", field=option) from None
+    except ValueError:   # 2005-02-30 has the form: say what is wrong with it, as --as-of does
+        raise UsageError(f"not a real calendar date: {text!r} (YYYY-MM-DD)",
+                         field=option) from None
 
 
 def _text(value: Any) -> str:
@@ -185,6 +186,11 @@ def _print_lines(ledger: Any, where: Any, limit: int | None, retracted: Any) -> 
     out.flush()
 
 
+# Joins a recording time's date and time while the line is wrapped (textwrap breaks at
+# ASCII spaces only), then prints as a space: "2026-11-24" / "01:56:39" was split.
+KEEP = "\u00a0"
+
+
 def _lines(stream: Any, out: Any, digits: int, width: int | None, indent: str, strike: bool,
            retracted: Any, limit: int | None) -> tuple[bool, int, int]:
     shown, last, more = 0, 0, False
@@ -195,13 +201,14 @@ def _lines(stream: Any, out: Any, digits: int, width: int | None, indent: str, s
         rid = str(r.get("id", ""))
         by = retracted.of(r)
         note = f"  RETRACTED by {by[:8]}" if by else ""
+        data = summary(r.get("data"))   # ShelfEffective has none: no blank gap for it
         line = (f"{r.get('seq', '?'):>{digits}}  {r.get('date')}  {rid[:8]}  {r.get('type')}  "
-                f"{r.get('deal')}  {summary(r.get('data'))}  (recorded "
-                f"{str(r.get('recorded_at', ''))[:19].replace('T', ' ')}, by "
+                f"{r.get('deal')}  {data + '  ' if data else ''}(recorded "
+                f"{str(r.get('recorded_at', ''))[:19].replace('T', KEEP)}, by "
                 f"{r.get('recorded_by')}){note}")
-        text = "\n".join(textwrap.wrap(line, width, subsequent_indent=indent,
-                                       break_long_words=False, break_on_hyphens=False)
-                         ) if width else line
+        text = ("\n".join(textwrap.wrap(line, width, subsequent_indent=indent,
+                                        break_long_words=False, break_on_hyphens=False))
+                if width else line).replace(KEEP, " ")
         out.write((click.style(text, strikethrough=True, dim=True) if by and strike else text)
                   + "\n")
         shown += 1

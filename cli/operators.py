@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 import click
@@ -84,9 +85,35 @@ def append(source: str, db: str, user: str | None) -> None:
             raise UsageError(f"cannot read {source}: {err.strerror}") from None
     batch = read_with_progress(raw)
     with ledger_to_append(db) as ledger, progress_while(
-            f"checking and writing {len(batch):,} events", len(batch)):
+            f"checking and writing {len(batch):,} events", len(batch)), \
+            deal_hint(ledger, [e.deal for e in batch]):
         appended = ledger.append(batch, user=user)
     _print_appended(appended)
+
+
+NEVER_OPENED = "a deal begins with its DealOpened"
+
+
+@contextlib.contextmanager
+def deal_hint(ledger, deals):
+    """A refusal for a deal never opened gains the closest deals' names (README: a
+    mistyped deal is answered with the closest names). The ledger's deals are read only
+    on that error, so appends that succeed pay nothing for it."""
+    from ledger.errors import RuleViolation
+    from ledger.suggest import did_you_mean
+
+    try:
+        yield
+    except RuleViolation as err:
+        if err.rule != NEVER_OPENED or err.field != "deal":
+            raise
+        known = sorted(set(ledger.deals()))
+        bad = next((d for d in deals if d not in known and d in err.message), None)
+        hint = did_you_mean(bad, known) if bad else None
+        if not hint:
+            raise
+        raise RuleViolation(f"{err.message}; {hint}", line=err.line, field=err.field,
+                            rule=err.rule) from None
 
 
 @cli.command(cls=RecordCommand)
@@ -107,7 +134,7 @@ def record(event_type: str, deal: str, day: str, source: str | None, key: str | 
     from ledger.operations import event_from_fields
 
     new = event_from_fields(event_type, deal, day, fields, source=source, key=key)
-    with open_ledger(db, create=False) as ledger:
+    with open_ledger(db, create=False) as ledger, deal_hint(ledger, [deal]):
         _print_appended(ledger.append([new], user=user))
 
 

@@ -36,12 +36,44 @@ def interpretations(as_json: bool, as_csv: bool) -> None:
         return
     from rich.table import Table
 
+    out = console()
+    if out.width < WIDE_ENOUGH:
+        click.echo(interpretation_blocks(REGISTRY.values(), out.width))
+        return
     table = Table(title="Interpretations (switch with --interpret NAME=VALUE)")
     for col in ("name", "default", "alternatives", "clause", "question"):
         table.add_column(col, overflow="fold")
     for i in REGISTRY.values():
         table.add_row(i.name, i.default, ", ".join(i.alternatives), i.clause, i.question)
-    console().print(table)
+    out.print(table)
+
+
+# Below this many columns the table folded the names a user types (`last_complian` /
+# `t_day`, `§3(a)(i)-(iv` / `)`): each interpretation is then a block of its own.
+WIDE_ENOUGH = 120
+
+
+def interpretation_blocks(interpretations, width: int) -> str:
+    """Each interpretation as ``types`` shows an event type: its name and clause, its
+    question, then each reading (the default first) with what it means, wrapped to
+    ``width`` between words, never inside a name, a value or a clause."""
+    import textwrap
+
+    def wrap(text: str, indent: str) -> str:
+        return "\n".join(textwrap.wrap(text, width, initial_indent=indent,
+                                       subsequent_indent=indent + "  ",
+                                       break_long_words=False, break_on_hyphens=False))
+
+    blocks = ["Interpretations (switch with --interpret NAME=VALUE)"]
+    for i in interpretations:
+        lines = [wrap(f"{i.name} ({i.clause})", ""), wrap(i.question, "  ")]
+        for value in (i.default, *i.alternatives):
+            meaning = dict(i.readings).get(value, "")
+            tag = " (the default)" if value == i.default else ""
+            lines.append(wrap(f"{i.name}={value}{tag}" + (f": {meaning}" if meaning else ""),
+                              "  "))
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
 
 
 def interpretation_defaults() -> dict[str, str]:

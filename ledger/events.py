@@ -74,7 +74,7 @@ class DealOpened(Data):
 
 
 class CalendarDayDeclared(Data):
-    """An operator's override of the business-day calendar (SPEC §2)."""
+    """An operator's override of the business-day calendar (RRA §1 Business Day)."""
 
     day: Day
     business_day: Flag

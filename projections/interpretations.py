@@ -163,7 +163,12 @@ def resolve(overrides: Mapping[str, str] | None = None) -> dict[str, str]:
     out = dict(DEFAULTS)
     for name, value in (overrides or {}).items():
         if name not in REGISTRY:
-            raise ValueError(f"unknown interpretation {name!r}; known: {', '.join(REGISTRY)}")
+            import difflib
+
+            close = difflib.get_close_matches(name, list(REGISTRY), n=3)
+            raise ValueError(f"unknown interpretation {name!r}; " + (
+                "did you mean " + " or ".join(repr(c) for c in close) + "?" if close
+                else f"known: {', '.join(REGISTRY)}"))
         if value not in REGISTRY[name].values:
             raise ValueError(f"interpretation {name} has no value {value!r}; choose one of "
                              f"{', '.join(REGISTRY[name].values)}")

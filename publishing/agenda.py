@@ -3,7 +3,9 @@ is overdue and what is at risk, one line each with its clause, sorted by date.
 
 ``agenda(ledger, ...)`` reads the store once (every record, grouped by deal), computes
 each deal's ``projections.obligations.outlook`` and returns a plain dict: ``items``
-(each with ``date, deal, category, kind, key, state, clause, text, holder, amount``),
+(each with ``date, deal, category, due, kind, key, state, clause, text, holder,
+amount``: ``date`` is the day a line is sorted by, which for an overdue obligation is the
+first day it was violated, ``due`` its due day under the clause),
 the window, and ``overdue`` (how many), which the CLI turns into its exit code.
 
 Categories: ``overdue`` (an obligation violated and not cured on ``as_of``), ``due``
@@ -70,6 +72,7 @@ def deal_agenda(events: list[Event], *, as_of: date, start: date | None = None,
             items.append(_item(deal, "due", d.due, d))
     for k in o.risks:  # every risk: a default ahead, the room to suspend, the next payment
         items.append({"date": k.day.isoformat(), "deal": deal, "category": "at_risk",
+                      "due": k.day.isoformat(),
                       "kind": k.kind, "key": k.key, "state": None, "clause": k.clause,
                       "text": k.text, "holder": k.holder, "amount": k.amount, "days": k.days})
     return items, end
@@ -118,6 +121,7 @@ def _item(deal: str, category: str, day: date | None, d) -> dict[str, Any]:
         f" ({d.shares} shares)" if d.shares else "") + (
         f": {'; '.join(d.triggered)}" if category == "overdue" and d.triggered else "")
     return {"date": day.isoformat() if day else None, "deal": deal, "category": category,
+            "due": d.due.isoformat() if d.due else None,
             "kind": d.kind, "key": d.key, "state": d.state, "clause": d.clause, "text": text,
             "holder": d.holder, "amount": None if d.amount is None else format(d.amount, "f"),
             "days": None}
@@ -154,5 +158,5 @@ def agenda(ledger: Any, *, deals: Iterable[str] | None = None, cache: str | None
                     known_at=options.get("known_at"))
 
 
-CSV_FIELDS = ("date", "deal", "category", "kind", "state", "clause", "text", "holder",
+CSV_FIELDS = ("date", "deal", "category", "due", "kind", "state", "clause", "text", "holder",
               "amount", "key")

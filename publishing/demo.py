@@ -40,7 +40,7 @@ def _opened(deal: str, template: str) -> dict[str, Any]:
     t = TEMPLATES[template]
     return {"type": "DealOpened", "deal": deal, "date": t["date"].isoformat(),
             "data": {"kind": t["kind"], "name": t["name"], "terms": t["terms"]},
-            "source": f"template {template}; contracts/ in shared/"}
+            "source": f"template {template}; its clauses: deal-ledger clause --list"}
 
 
 @dataclass(frozen=True)

@@ -41,11 +41,12 @@ svg{background:#fbfcfe;border:1px solid #d6dae3;border-radius:4px}
 .legend span{display:inline-block;margin-right:14px}.sw{display:inline-block;width:11px;
 height:11px;margin-right:4px;vertical-align:-1px;border-radius:2px}
 h3{font-size:14px;margin:18px 0 4px}svg{max-width:100%;height:auto}
-td.d,td.n,th,.nw{white-space:nowrap}td.data{max-width:560px}
+td.d,td.n,.nw,td.ids code{white-space:nowrap}td.data{max-width:560px}
 @media print{
 body{margin:0;max-width:none;font-size:11px;color:#000}
 h2{break-after:avoid;border-color:#888}h3{break-after:avoid}
 table,svg,.legend{break-inside:avoid}tr{break-inside:avoid}thead{display:table-header-group}
+table{font-size:9.5px}th,td{padding:2px 4px}code,.h{font-size:9px}
 th{background:#eee}.warn{background:none;border:1px solid #000}
 svg{border-color:#888}.status-met,.status-paid{color:#000}
 }
@@ -166,17 +167,26 @@ def _cell(value: Any, key: str) -> tuple[str, str]:
     if value is None:
         return "", ""
     if key == "events" and isinstance(value, (list, tuple)):
-        return " ".join(_short(v) for v in value), "nw"
+        return " ".join(_short(v) for v in value), "ids"   # wraps between ids only
     text = readable(value, key)
     if key in ("status", "kind"):        # nothing_owed -> nothing owed
         text = text.replace("_", " ")
-    if key == "clause":                  # RRA §2(a)(iii)(x) is one reference
-        return escape(text), "nw"
+    if key == "type":                    # WarrantsExercised -> Warrants Exercised (wraps)
+        text = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text)
+    if key == "clause":                  # RRA §2(a)(iii)(x) is one reference; a list
+        return ", ".join(f'<span class="nw">{escape(part)}</span>'     # wraps between them
+                         for part in text.split(", ")), "ref"
     if key in MONEY or key in COUNTS or key in PERCENTS:
         return escape(text), "n"
     if _DATE.fullmatch(text):
         return escape(text), "d"
-    return escape(text), ""
+    return keep_dates_whole(escape(text)), ""
+
+
+def keep_dates_whole(html: str) -> str:
+    """Escaped text with each date in it kept on one line: a browser may break a line
+    at a hyphen, which cut ``(default date 2005-04-14)`` into ``2005-04-`` / ``14``."""
+    return _DATE.sub(lambda m: f'<span class="nw">{m.group(0)}</span>', html)
 
 
 def _short(event_id: Any) -> str:
@@ -349,7 +359,7 @@ def _events(records: Sequence[Mapping[str, Any]], retracted: set[str]) -> list[s
         body.append(f"<tr{cls}><td class=\"n\">{r['seq']}</td>"
                     f"<td class=\"d\">{escape(r['date'])}</td>"
                     f"<td>{escape(r['type'])}</td><td class=\"data\">"
-                    f"{escape(event_data(r))}</td>"
+                    f"{keep_dates_whole(escape(event_data(r)))}</td>"
                     f"<td>{_short(r['id'])}</td>"
                     f"<td class=\"d\">{escape(r['recorded_at'][:19].replace('T', ' '))}</td>"
                     f"<td>{escape(str(r['recorded_by']))}</td>"

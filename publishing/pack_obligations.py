@@ -88,3 +88,15 @@ def obligations_lane(report: Mapping[str, Any], lane_class: Any) -> Any:
         text = f"{due} {state}" + (f" ×{len(rows)}" if len(rows) > 1 else "")
         lane.mark(date.fromisoformat(due), STATE_COLOURS.get(state, "#8a8f98"), tip, text)
     return lane
+
+
+def obligations_legend(report: Mapping[str, Any]) -> str:
+    """The Obligations lane's colours, one per state the deal's obligations are in (the
+    lane's marks are coloured by state; the deal's legend named none of them)."""
+    states = {o.get("state") for o in report.get("obligations", ()) if o.get("due")}
+    shown = [s for s in STATE_COLOURS if s in states]
+    if not shown:
+        return ""
+    spans = "".join(f'<span><i class="sw" style="background:{STATE_COLOURS[s]};'
+                    f'border-radius:6px"></i>{escape(s)}</span>' for s in shown)
+    return f'<p class="legend"><span>Obligations:</span>{spans}</p>'

@@ -264,6 +264,9 @@ def svg(report: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
                        f'text-anchor="{anchor}" fill="{COLOURS["asof"]}">{escape(text)}</text>')
     out.append("</svg>")
     out.append(legend(report["kind"]))
+    from .pack_obligations import obligations_legend
+
+    out.append(obligations_legend(report))
     return "\n".join(out)
 
 

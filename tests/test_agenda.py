@@ -245,3 +245,89 @@ def test_bad_from_and_unwritable_paths_are_one_line(tmp_path):
                                     str(tmp_path / "no" / "c.json")), 2)
     assert "--out" in refused(run("calendar", "--db", db, "--out",
                                   str(tmp_path / "no" / "x.ics")), 2)
+
+
+def test_an_overdue_line_names_its_due_day_beside_the_day_it_is_dated():
+    # an overdue line is dated (and sorted) by the first day of the breach; its `due` is
+    # the clause's day, which a reader checks against the contract:
+    # b: default (i) date 2004-07-15 (Thu) + 2 Business Days (Fri 16, Mon 19) = 2004-07-19,
+    #    violated from 2004-07-20
+    # b: effective 2004-10-01 (Fri) + 5 Business Days (Oct 4, 5, 6, 7, 8) = 2004-10-08,
+    #    violated from 2004-10-09
+    result = agenda_of(histories(), as_of=d("2004-10-20"), days=10)
+    due = {(i["deal"], i["key"]): (i["date"], i["due"]) for i in result["items"]
+           if i["category"] == "overdue"}
+    assert due[("b", "notify-trustee/(i)/1")] == ("2004-07-20", "2004-07-19")
+    assert due[("b", "advise-holders/ShelfEffective/1")] == ("2004-10-09", "2004-10-08")
+    assert all(i["due"] for i in result["items"])
+
+
+def test_the_agenda_wraps_at_80_columns_never_inside_a_date(tmp_path):
+    import re
+
+    db = _ledger(tmp_path)
+    from click.testing import CliRunner
+
+    from cli.main import cli
+
+    def at(columns, *more):
+        return CliRunner().invoke(cli, ["agenda", "--db", db, "--as-of", "2004-10-20",
+                                        "--days", "10", *more], env={"COLUMNS": columns})
+
+    res = at("80")
+    assert res.exit_code == 1
+    out = res.stdout.splitlines()
+    assert all(len(line) <= 80 for line in out), out
+    # every line of the agenda starts with its date; what follows wraps under its text
+    body = out[1:]
+    assert all(re.match(r"\d{4}-\d{2}-\d{2}  |            \S", line) for line in body), body
+    text = " ".join(" ".join(body).split())
+    assert "RRA §3(b): notify the Trustee of Registration Default (i) (default date " \
+           "2004-07-15) (due 2004-07-19)" in text
+    # into a pipe (no COLUMNS) each line of the agenda stays one line, for grep
+    res = at(None)
+    assert len(res.stdout.splitlines()) == 1 + len(json.loads(at(None, "--json").stdout)["items"])
+
+
+def test_the_readme_agenda_on_the_demo_worked_by_hand(tmp_path):
+    # deal-ledger agenda --as-of 2005-03-01 --days 60 on the demo: the window ends
+    # 2005-03-01 + 60 days = 2005-04-30 (Mar 1 + 30 = Mar 31, + 30 = Apr 30)
+    from publishing.demo import build_demo
+
+    db = str(tmp_path / "demo.db")
+    build_demo(db)
+    res = run("agenda", "--db", db, "--as-of", "2005-03-01", "--days", "60", "--json")
+    assert res.exit_code == 1                                     # something is overdue
+    result = json.loads(res.stdout)
+    assert (result["from"], result["to"], result["overdue"]) == ("2005-03-01", "2005-04-30", 2)
+    got = {(i["category"], i["key"]): i for i in result["items"]}
+    # RRA §3(b): default (ii) date 2004-10-28 (Thu) + 2 Business Days (Fri 10-29,
+    # Mon 11-01) = 2004-11-01; never notified: overdue from 2004-11-02
+    trustee = got[("overdue", "notify-trustee/(ii)/1")]
+    assert (trustee["date"], trustee["due"], trustee["clause"]) == (
+        "2004-11-02", "2004-11-01", "RRA §3(b)")
+    # RRA §3(a), §3(b): Interest Payment Date 2005-01-15 is a Saturday, Monday 01-17 is
+    # Martin Luther King Jr. Day: payable Tue 2005-01-18. Fund A held 20,000,000 on the
+    # record date 2005-01-01; 0.25% x (4 + 16)/360 (30/360 days of [07-16, 07-20) and of
+    # [10-29, 11-15): 31 October days count as 30) x
+    # 20,000,000 = 2,777.78; 2,700.00 paid: 77.78 unpaid, overdue from 2005-01-19
+    pay = got[("overdue", "pay-additional-interest/2005-01-15/Illustrative Fund A")]
+    assert (pay["date"], pay["due"], pay["amount"]) == ("2005-01-19", "2005-01-18", "2777.78")
+    assert pay["text"].endswith(": 77.78 unpaid")
+    # RRA §4(b)(i), §3(a)(iv): the Suspension Period begun 2005-03-01 (not material) may
+    # run 45 days: its 45th day 2005-03-01 + 44 = 2005-04-14 (Mar 31 is + 30, Apr 14 + 44)
+    assert got[("due", "end-suspension/1")]["due"] == "2005-04-14"
+    assert got[("at_risk", "end-suspension/1")]["date"] == "2005-04-14"
+    # Letter ¶3: three true-ups earned by the Camden vestings, not yet (all) issued
+    assert {k for c, k in got if c == "due" and k.startswith("true-up/")} == {
+        "true-up/W-PRICE/1", "true-up/P-SV/1", "true-up/W-SCO/1"}
+    assert len(result["items"]) == 7
+
+
+def test_json_and_csv_at_once_is_a_usage_error(tmp_path):
+    # agenda printed JSON for --json --csv where every other table refuses the pair
+    from tests.cli_support import refused
+
+    db = _ledger(tmp_path)
+    err = refused(run("agenda", "--db", db, "--as-of", "2004-10-20", "--json", "--csv"), 2)
+    assert "give --json or --csv, not both" in err

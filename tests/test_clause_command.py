@@ -117,3 +117,28 @@ def test_the_figures_of_a_deal_that_rely_on_a_clause(db):
     assert not any(f.startswith("registration.filing_deadline") for f in figures)   # §2(a)(i)
     text = ok(run("clause", "RRA §3(b)", "--deal", "rra", "--db", db, "--as-of", "2005-02-01"))
     assert "Figures of rra as of 2005-02-01 that rely on it" in text
+
+
+def test_a_figure_path_is_printed_whole_at_80_columns(tmp_path):
+    # the demo's letter figures are paths such as
+    # true_up.exercises[event=<36-character id>].vestings[event=<id>].price_inputs.B, 130
+    # characters; an 80-column console folded them inside the second id, so the path could
+    # no longer be copied into `explain`. Each is one line, as `explain --list` prints it.
+    from click.testing import CliRunner
+
+    from cli.main import cli
+    from publishing.demo import build_demo
+
+    demo = str(tmp_path / "demo.db")
+    build_demo(demo)
+    res = CliRunner().invoke(cli, ["clause", "Letter ¶3", "--deal", "infocrossing-letter-2002",
+                                   "--as-of", "2007-12-31", "--db", demo],
+                             env={"COLUMNS": "80"})
+    assert res.exit_code == 0, res.output
+    paths = [line.strip().split(" = ")[0] for line in res.stdout.splitlines()
+             if line.startswith("  true_up.")]
+    assert paths and any(len(p) > 80 for p in paths)
+    listed = ok(run("explain", "infocrossing-letter-2002", "--list", "--as-of", "2007-12-31",
+                    "--db", demo))
+    known = {line.split(" = ")[0] for line in listed.splitlines()}
+    assert set(paths) <= known

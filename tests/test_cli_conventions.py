@@ -184,3 +184,44 @@ def test_a_closed_pipe_ends_log_quietly(example_1):
         cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
         executable="/bin/bash")
     assert done.stdout.startswith("seq") and done.stderr == ""
+
+
+# ------------------------------------------------------- mistakes a newcomer makes
+
+
+def test_a_mistyped_deal_is_answered_with_the_closest_names(example_1):
+    # record and append said only "deal infocrossing-rra-2040 was never opened", though
+    # the README promises the closest names for a mistyped deal, as for a type or a field
+    err = refused(run("record", "ShelfFiled", "--deal", "infocrossing-rra-2040", "--date",
+                      "2004-07-13", "--db", example_1), 3)
+    assert "was never opened" in err and f"did you mean '{RRA}'?" in err
+    line = json.dumps({**ev("ShelfFiled", "2004-07-13"), "deal": "infocrossing-rra-2040"})
+    err = refused(run("append", "--db", example_1, input=line + "\n"), 3)
+    assert err.startswith("error: line 1, field 'deal'") and f"did you mean '{RRA}'?" in err
+    # nothing close: the refusal as it was, with no guess
+    err = refused(run("record", "ShelfFiled", "--deal", "zz", "--date", "2004-07-13",
+                      "--db", example_1), 3)
+    assert "did you mean" not in err
+
+
+def test_a_mistyped_interpretation_and_an_impossible_log_date(example_1):
+    err = refused(run("report", RRA, "--db", example_1, "--interpret",
+                      "defaultdate=first_breach_day"), 2)
+    assert "unknown interpretation 'defaultdate'; did you mean 'default_date'?" in err
+    # 2005-02-30 has the form YYYY-MM-DD; say what is wrong with it, as --as-of does
+    err = refused(run("log", "--db", example_1, "--since", "2005-02-30"), 2)
+    assert "not a real calendar date: '2005-02-30'" in err
+    err = refused(run("log", "--db", example_1, "--until", "2005-2-3"), 2)
+    assert "not a date in the form YYYY-MM-DD" in err
+
+
+def test_types_and_the_demo_cite_no_document_the_user_lacks(tmp_path):
+    # `types` described CalendarDayDeclared as "(SPEC §2)" and the demo's DealOpened
+    # events gave "contracts/ in shared/" as their source, which explain prints: neither
+    # ships with the package. Cite the clause; point at `deal-ledger clause`.
+    out = ok(run("types"))
+    assert "SPEC" not in out and "RRA §1 Business Day" in out
+    db = str(tmp_path / "demo.db")
+    ok(run("demo", "--db", db))
+    log = ok(run("log", "--json", "--db", db))
+    assert "shared/" not in log and "deal-ledger clause --list" in log

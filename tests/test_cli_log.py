@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import os
 
 import pytest
@@ -301,3 +302,15 @@ def test_rows_are_skipped_undecoded_only_when_their_bytes_say_so():
     assert logread._skipped(spaced, 0, other) is None            # so decoded and checked
     twice = compact.replace(b'}}', b',"seq":8,"recorded_at":"x"}}')
     assert logread._skipped(twice, 9, ()) is None                # seq unclear: decoded
+
+
+@pytest.mark.parametrize("columns", [60, 80, 100])
+def test_a_recording_time_is_never_split_and_no_data_leaves_no_gap(two, columns):
+    # "(recorded 2026-11-24" / "01:56:39, by root)": the date and the time of one recording
+    # moment were wrapped apart; ShelfEffective (no data) printed four spaces before it
+    out = ok(run_at(columns, "log", "--db", two))
+    stamps = re.findall(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}", out)
+    assert len(stamps) == 7, out
+    assert "\u00a0" not in out
+    assert "ShelfEffective" in out
+    assert "infocrossing-rra-2004    (" not in " ".join(out.split("\n"))

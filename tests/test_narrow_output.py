@@ -115,3 +115,63 @@ def test_the_console_is_as_wide_as_columns_says_else_the_terminal_else_120(monke
     monkeypatch.setattr(common, "_stdout_is_terminal", lambda: True)
     monkeypatch.setattr("shutil.get_terminal_size", lambda fallback: os.terminal_size((93, 40)))
     assert common.console().width == 93                      # the terminal's own width
+
+
+@pytest.mark.parametrize("columns", [80, 60])
+def test_interpretations_never_fold_a_name_or_value_a_user_types(columns):
+    # the 5-column table folded `last_complian|t_day` and `§3(a)(i)-(iv|)` at 80 columns;
+    # narrow consoles get one block per interpretation, each reading as NAME=VALUE,
+    # ready for --interpret, with what it means
+    from projections.interpretations import REGISTRY
+
+    out = narrow(columns, "interpretations")
+    lines = out.splitlines()
+    # a line is wider than the console only when it is one word that must stay whole
+    # (rate_after_second_anniversary=first_90_days_always_quarter_point: is 66 characters)
+    assert all(len(line) <= columns or " " not in line.strip() for line in lines), lines
+    for i in REGISTRY.values():
+        assert re.search(rf"^{re.escape(i.name)} \(", out, re.M)
+        assert f" {i.name}={i.default} (the default)" in " ".join(out.split())
+        for value in i.alternatives:
+            assert re.search(rf"^  {re.escape(i.name)}={re.escape(value)}(:|$)", out, re.M)
+
+
+def test_explain_and_whatif_shorten_between_words_never_inside_a_figure(ledger):
+    # explain's event lines cut the deal's name to "Notes due 20..." and whatif's added or
+    # removed obligations to "...Shelf Registrati..."; a cut now falls between words.
+    # (The arithmetic's "5833.333333…" is a repeating decimal, not a cut, and stays.)
+    from cli.analysts import shorten
+
+    db, _ = ledger
+    out = narrow(80, "explain", RRA, "--db", db, "--as-of", AS_OF,
+                 f"additional_interest.payments[payment_date=2005-01-15].amounts.Lehman Brothers Inc.")
+    assert "Notes due 20..." not in out and "Notes due ...;" in out
+    assert not re.search(r"\w\.\.\.", out), re.findall(r".{20}\w\.\.\.", out)
+    assert shorten("principal=20000000, under_shelf=false", 30) == "principal=20000000 ..."
+    assert shorten("a" * 50, 20) == "a" * 50    # one word: kept whole
+
+
+def test_whatif_at_80_columns_keeps_every_date_whole(ledger, tmp_path):
+    # the three-column what-if table folded its values inside dates at 80 columns
+    # ("cured_on=2005" / "-04-20"); rows are blocks there now: the figure's path on a line
+    # of its own (whole, as explain --list prints it), its two sides wrapped between words
+    db, _ = ledger
+    later = tmp_path / "suspend.jsonl"
+    later.write_text(json.dumps({"type": "SuspensionStarted", "deal": RRA, "date": "2006-03-01",
+                                 "data": {"material_transaction": False}}) + "\n")
+    out = narrow(80, "whatif", RRA, "--db", db, "--as-of", "2006-02-01", "--add", str(later),
+                 "--through", "2006-05-01")
+    lines = out.splitlines()
+    assert "registration.defaults[kind=(iv)(A)][1]" in lines
+    assert "    scenario: upcoming, due 2006-07-17, 15673.61" in lines
+    for line in lines:
+        # wider than 80 only as a figure's whole path (no indent, copied into explain)
+        assert len(line) <= 80 or not line.startswith(" "), line
+        assert not re.search(r"(^|[^\d])\d{4}-\d{0,2}$|^\s*-?\d{2}(-\d{2})?[,)]", line), line
+
+
+def test_an_event_without_data_leaves_no_stray_space_in_explain(ledger):
+    # "ShelfEffective 2004-11-15 seq 40 c21f3ba0 ; source: ..." had a space before ";"
+    db, _ = ledger
+    out = narrow(80, "explain", RRA, "--db", db, "--as-of", AS_OF, "registration.effective_on")
+    assert re.search(r"ShelfEffective 2004-11-15 seq \d+ [0-9a-f]{8}; source:", out), out

@@ -45,3 +45,17 @@ def test_timeline_lane_marks_each_state():
     # filing due 2004-07-15, cured (filed 07-20); advice after effectiveness due 10-08
     assert ("2004-07-15", STATE_COLOURS["cured"]) in marks
     assert ("2004-10-08", STATE_COLOURS["violated"]) in marks
+
+
+def test_the_legend_names_the_colour_of_each_state_on_the_lane():
+    # the Obligations lane colours its marks by state, and the legend named none of them
+    from publishing.pack_obligations import STATE_COLOURS, obligations_legend
+
+    rep = report(build(deal_b()), as_of=d("2004-10-20"))
+    states = {o["state"] for o in rep["obligations"] if o.get("due")}
+    html = obligations_legend(rep)
+    assert html.startswith('<p class="legend"><span>Obligations:</span>')
+    for state in STATE_COLOURS:
+        assert (f"background:{STATE_COLOURS[state]};" in html and f"</i>{state}</span>"
+                in html) == (state in states), state
+    assert "cured" in states and obligations_legend({"obligations": []}) == ""

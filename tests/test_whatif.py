@@ -535,3 +535,31 @@ def test_a_saved_scenario_keeps_full_ids_for_the_prefixes_given(tmp_path):
     assert "notify the Trustee" in result.output and "missed" in result.output
     saved = json.loads(Path(url + ".scenarios.json").read_text())["scenarios"]["no-notice"]
     assert saved["drop"] == [full]
+
+
+def test_a_reading_that_changes_no_obligation_changes_no_obligation_row():
+    # on the demo, questionnaire_deadline=section_2b_business_days moves Fund B's deadline
+    # from 2004-09-21 (request 2004-09-01 + 20 days) to 2004-09-30 (+ 20 Business Days:
+    # Sep 6 is Labor Day), but Fund B delivered on 2004-10-20, after both: no state, day or
+    # amount changes. The diff listed 22 rows, 18 of them every touched obligation's
+    # explanation and interpretations; now: the reading, and Fund B's three "by" texts
+    from publishing.demo import RRA, build_demo
+    from publishing.reading import deal_events
+
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as where:
+        db = str(Path(where) / "demo.db")
+        build_demo(db)
+        with Ledger(db) as ledger:
+            events = deal_events(ledger, RRA)
+    result = whatif(events, Changes(interpretations={
+        "questionnaire_deadline": "section_2b_business_days"}), as_of=date(2007, 12, 31))
+    figures = [r["figure"] for r in result["diff"]]
+    assert not [f for f in figures if f.endswith((".explanation", ".by_event"))
+                or "].interpretations" in f], figures
+    assert figures[0] == "interpretations.questionnaire_deadline"
+    by = [r for r in result["diff"] if r["figure"].endswith("].by")]
+    assert len(figures) == 4 and len(by) == 3
+    assert all(r["baseline"].endswith("deadline 2004-09-21")
+               and r["scenario"].endswith("deadline 2004-09-30") for r in by)

@@ -91,3 +91,23 @@ def test_cli_through(tmp_path):
     res = run("whatif", "rra", "--db", db, "--as-of", "2004-07-10", "--add", str(path),
               "--through", "2004-07-01")
     assert res.exit_code == 2 and res.stderr.startswith("error: ")
+
+
+def test_a_second_default_of_a_kind_is_added_and_the_first_left_as_it_was():
+    # a real Suspension Period 2005-03-01..2005-04-19 (50 days: default (iv)(A) from its
+    # 45th day, 2005-03-01 + 44 = 2005-04-14); the what-if starts another on 2006-03-01,
+    # still open on 2006-05-01: its 45th day 2006-03-01 + 44 = 2006-04-14, a second (iv)(A).
+    # The diff read "defaults[kind=(iv)(A)]" removed and "[kind=(iv)(A)][0]" and "[1]"
+    # added, as if the 2005 default had gone; now the 2005 one meets itself, unchanged.
+    real = history(ev("ShelfFiled", "2004-07-13"), ev("ShelfEffective", "2004-10-01"),
+                   ev("SuspensionStarted", "2005-03-01", material_transaction=False),
+                   ev("SuspensionEnded", "2005-04-20"))
+    result = whatif(real, add(ev("SuspensionStarted", "2006-03-01",
+                                 material_transaction=False)),
+                    as_of=d("2006-02-01"), through=d("2006-05-01"))
+    rows = {r["figure"]: r for r in result["forward"]["diff"]
+            if r["figure"].startswith("registration.defaults")}
+    assert [r["change"] for r in rows.values()] == ["added"], rows
+    [(figure, row)] = rows.items()
+    assert figure == "registration.defaults[kind=(iv)(A)][1]"
+    assert row["scenario"]["default_date"] == "2006-04-14"
