@@ -423,7 +423,7 @@ def check(state: dict[str, Any], record: dict[str, Any], batch: Batch | None = N
         raise DuplicateKey(f"deal {deal} already has an event with key {key!r} "
                            f"(event {state['keys'][key]})", field="key", rule="idempotency")
     if t == "EventRetracted":
-        _check_retraction(state, record)
+        _check_retraction(state, record, batch, index)
     elif t == "NoticeAcknowledged":
         target = state["ids"].get(record["data"]["notice"])
         if target is None or target[0] != "NoticeSent":
@@ -529,7 +529,11 @@ def _check_known_holder(state: dict[str, Any], record: dict[str, Any], field: st
                         field=f"data.{field}", rule=CLAUSE_HOLDER)
 
 
-def _check_retraction(state: dict[str, Any], record: dict[str, Any]) -> None:
+def _check_retraction(state: dict[str, Any], record: dict[str, Any],
+                      batch: Batch | None = None, index: int = 0) -> None:
+    """Refuse a retraction that would leave the deal breaking a rule. A retraction and
+    the event replacing it in one batch (``correct``) are judged together: the lines
+    after it in the batch are replayed with what remains, as for any other line."""
     target_id = record["data"]["event_id"]
     target = state["ids"].get(target_id)
     if target is None:
@@ -556,8 +560,15 @@ def _check_retraction(state: dict[str, Any], record: dict[str, Any]) -> None:
                                 field="data.event_id", rule=err.rule) from None
     for name in target[2]:
         timeline = state["timelines"][name]
+        live = _live(trial, timeline["entries"])
         try:
-            _walk(name, _live(trial, timeline["entries"]), trial)
+            try:
+                _walk(name, live, trial)
+            except RuleViolation:
+                ahead = batch.later(index, record["deal"], name) if batch is not None else []
+                if not ahead:
+                    raise
+                _walk(name, live + ahead, trial, ahead=frozenset(a[2] for a in ahead))
         except RuleViolation as err:
             raise RuleViolation(f"retracting {target_id} would leave the deal breaking a "
                                 f"rule: {err.message}; retract the dependent event first",

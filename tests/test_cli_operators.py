@@ -344,6 +344,32 @@ def test_correct_with_a_bad_replacement_writes_nothing(example_1, tmp_path):
     assert len(log_records(example_1)) == 4                    # not even the retraction
 
 
+def test_correct_moves_an_event_others_depend_on(example_1, tmp_path):
+    """A retraction and its replacement are judged together: the Suspension Period of
+    2005-03-01 needs the shelf effective, and the corrected effectiveness still is."""
+    ok(run("append", "--db", example_1, input=jsonl(
+        ev("SuspensionStarted", "2005-03-01", material_transaction=False))))
+    effective = log_records(example_1, "--type", "ShelfEffective")[0]
+    # retracting it alone would leave the suspension outside the Effectiveness Period
+    err = refused(run("retract", effective["id"], "--reason", "x", "--db", example_1), 3)
+    assert "retract the dependent event first" in err
+    path = tmp_path / "fix.jsonl"
+    path.write_text(jsonl(ev("ShelfEffective", "2004-11-10")))
+    ok(run("correct", effective["id"], str(path), "--reason", "declared on the 10th",
+           "--db", example_1))
+    reg = report(example_1, RRA, "--as-of", "2005-02-01")["registration"]
+    # RRA §2(a)(iii): the Effectiveness Period runs 2 years from 2004-11-10 to 2006-11-10
+    assert (reg["effective_on"], reg["effectiveness_period_end"]) == (
+        "2004-11-10", "2006-11-10")
+    # a replacement that does not keep the rule (effective 2005-03-05, after the
+    # suspension began) is refused, and nothing of the batch is written
+    effective = log_records(example_1, "--type", "ShelfEffective")[-1]
+    count = len(log_records(example_1))
+    path.write_text(jsonl(ev("ShelfEffective", "2005-03-05")))
+    refused(run("correct", effective["id"], str(path), "--reason", "x", "--db", example_1), 3)
+    assert len(log_records(example_1)) == count
+
+
 def test_correct_reads_the_replacement_from_standard_input(example_1):
     filed = log_records(example_1, "--type", "ShelfFiled")[0]
     ok(run("correct", filed["id"], "-", "--reason", "wrong date", "--db", example_1,
