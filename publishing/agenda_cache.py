@@ -58,7 +58,7 @@ def _save(path: str, doc: dict[str, Any]) -> None:
                          field="--cache") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, separators=(",", ":"))
+            fh.write(json.dumps(doc, separators=(",", ":")))   # the C encoder: 10x dump
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
