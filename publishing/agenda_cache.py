@@ -2,9 +2,11 @@
 
 The file (JSON, written whole: a temporary file renamed over it) holds the options the
 lines were computed with, the as-of day, the log position they reflect (the last
-notification id read and that record's ``seq`` and ``hash``) and each deal's lines,
-window end and, for a Letter deal, the as-of days its lines hold for
-(``publishing.agenda.letter_lines_hold``).
+notification id read and that record's ``seq`` and ``hash``), each deal's lines, window
+end and, for a Letter deal, the as-of days its lines hold for
+(``publishing.agenda.letter_lines_hold``); and the stored records of the deals whose
+lines move with the day (Registration Rights), so that a daily run computes them again
+without reading the store.
 
 Freshness: the cache is used only when its options other than the as-of day are the
 same (window, ``known_at``, interpretations) and the record at its position is still the
@@ -85,11 +87,13 @@ def _still_there(ledger: Any, at: Mapping[str, Any]) -> tuple[bool, set[str], di
     return (not first), touched, last
 
 
-def _doc(key: Mapping[str, Any], as_of: date, last: Any,
-         per_deal: Mapping[str, tuple]) -> dict[str, Any]:
+def _doc(key: Mapping[str, Any], as_of: date, last: Any, per_deal: Mapping[str, tuple],
+         records: Mapping[str, list]) -> dict[str, Any]:
     return {"version": VERSION, "options": key, "as_of": as_of.isoformat(), "at": last,
             "deals": {k: [v[0], v[1].isoformat(), None if v[2] is None else list(v[2])]
-                      for k, v in per_deal.items()}}
+                      for k, v in per_deal.items()},
+            "records": {k: records[k] for k, v in per_deal.items()
+                        if v[2] is None and k in records}}
 
 
 def _holds(entry: list, as_of: date) -> bool:
@@ -133,19 +137,24 @@ def cached_lines(ledger: Any, path: str, options: Mapping[str, Any]
                     per_deal[deal] = (entry[0], moved, holds)
                 else:
                     stale.add(deal)
+            kept = doc.get("records") or {}
+            records = {deal: rs for deal, rs in kept.items() if deal not in touched}
             if stale:
+                for deal in stale:   # a touched deal's, or one not kept: from the store
+                    if deal not in records:
+                        records[deal] = ledger.deal_records(deal)
                 per_deal.update(compute_entries(
-                    {deal: ledger.deal_events(deal) for deal in sorted(stale)}, options))
-                for deal in stale - set(per_deal):
-                    per_deal.pop(deal, None)
+                    {deal: [Event.from_record(r) for r in records[deal]]
+                     for deal in sorted(stale)}, options))
             if stale or not same_day:
-                _save(path, _doc(key, as_of, last, per_deal))
+                _save(path, _doc(key, as_of, last, per_deal, records))
             return per_deal
-    histories: dict[str, list[Event]] = {}
+    records = {}
     last = None
     for nid, record in ledger.notifications():
-        histories.setdefault(record.get("deal"), []).append(Event.from_record(record))
+        records.setdefault(record.get("deal"), []).append(record)
         last = {"id": nid, "seq": record.get("seq"), "hash": record.get("hash")}
-    per_deal = compute_entries(histories, options)
-    _save(path, _doc(key, as_of, last, per_deal))
+    per_deal = compute_entries({deal: [Event.from_record(r) for r in rs]
+                                for deal, rs in records.items()}, options)
+    _save(path, _doc(key, as_of, last, per_deal, records))
     return per_deal
