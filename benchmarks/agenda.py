@@ -88,12 +88,19 @@ def main(argv: list[str] | None = None) -> None:
           f"(runs: {', '.join(f'{t:.3f}' for t, _ in nxt)})")
     from ledger.events import parse_event
 
+    shutil.copy(cache, cache + ".day")     # both as the first day's run left them
     with Ledger(db) as ledger:
         ledger.append([parse_event({"type": "HoldersAdvised", "deal": f"deal-{i:05d}",
                                     "date": "2004-07-21", "data": {}}, line=k + 1)
                        for k, i in enumerate(range(0, 20, 2))])
-    inc, _ = timed(db, cache=cache + ".day", as_of=date(2005, 10, 2))
-    print(f"  --cache, the next day again after 10 events in 10 deals: {inc:.3f} s")
+    inc, got = timed(db, cache=cache)
+    _, plain = timed(db)
+    assert got == plain
+    print(f"  --cache after 10 events in 10 deals, the same day: {inc:.3f} s")
+    inc, got = timed(db, cache=cache + ".day", as_of=date(2005, 10, 2))
+    _, plain = timed(db, as_of=date(2005, 10, 2))
+    assert got == plain
+    print(f"  --cache after 10 events in 10 deals, the next day: {inc:.3f} s")
     shutil.rmtree(work, ignore_errors=True)
 
 
