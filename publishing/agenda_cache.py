@@ -4,9 +4,11 @@ The file (JSON, written whole: a temporary file renamed over it) holds the optio
 lines were computed with, the as-of day, the log position they reflect (the last
 notification id read and that record's ``seq`` and ``hash``), each deal's lines, window
 end and, for a Letter deal, the as-of days its lines hold for
-(``publishing.agenda.letter_lines_hold``); and the stored records of the deals whose
-lines move with the day (Registration Rights), so that a daily run computes them again
-without reading the store.
+(``publishing.agenda.letter_lines_hold``). Beside it, ``FILE.records`` keeps the stored
+records of the deals whose lines move with the day (Registration Rights) and the log
+position they reflect, so that a daily run computes those deals again without reading
+them back from the store (only a run on another day reads that file; the deals touched
+since its position are read from the store).
 
 Freshness: the cache is used only when its options other than the as-of day are the
 same (window, ``known_at``, interpretations) and the record at its position is still the
@@ -87,13 +89,28 @@ def _still_there(ledger: Any, at: Mapping[str, Any]) -> tuple[bool, set[str], di
     return (not first), touched, last
 
 
-def _doc(key: Mapping[str, Any], as_of: date, last: Any, per_deal: Mapping[str, tuple],
-         records: Mapping[str, list]) -> dict[str, Any]:
+def _doc(key: Mapping[str, Any], as_of: date, last: Any, per_deal: Mapping[str, tuple]
+         ) -> dict[str, Any]:
     return {"version": VERSION, "options": key, "as_of": as_of.isoformat(), "at": last,
             "deals": {k: [v[0], v[1].isoformat(), None if v[2] is None else list(v[2])]
-                      for k, v in per_deal.items()},
-            "records": {k: records[k] for k, v in per_deal.items()
-                        if v[2] is None and k in records}}
+                      for k, v in per_deal.items()}}
+
+
+def _save_records(path: str, last: Any, per_deal: Mapping[str, tuple],
+                  records: Mapping[str, list]) -> None:
+    """The records of the deals whose lines move with the day, beside the cache."""
+    _save(path + ".records", {"version": VERSION, "at": last, "records": {
+        k: records[k] for k, v in per_deal.items() if v[2] is None and k in records}})
+
+
+def _kept_records(ledger: Any, path: str) -> dict[str, list]:
+    """The records kept beside the cache of the deals not touched since the position
+    they reflect (none if that position's record is not the one they saw)."""
+    doc = _load(path + ".records")
+    if doc is None or not doc.get("at"):
+        return {}
+    ok, touched, _ = _still_there(ledger, doc["at"])
+    return {k: v for k, v in doc["records"].items() if k not in touched} if ok else {}
 
 
 def _holds(entry: list, as_of: date) -> bool:
@@ -137,17 +154,20 @@ def cached_lines(ledger: Any, path: str, options: Mapping[str, Any]
                     per_deal[deal] = (entry[0], moved, holds)
                 else:
                     stale.add(deal)
-            kept = doc.get("records") or {}
-            records = {deal: rs for deal, rs in kept.items() if deal not in touched}
+            # another day: the deals whose lines move with it, from their kept records
+            daily = bool(stale - touched)
+            records = _kept_records(ledger, path) if daily else {}
             if stale:
                 for deal in stale:   # a touched deal's, or one not kept: from the store
-                    if deal not in records:
+                    if deal in touched or deal not in records:
                         records[deal] = ledger.deal_records(deal)
                 per_deal.update(compute_entries(
                     {deal: [Event.from_record(r) for r in records[deal]]
                      for deal in sorted(stale)}, options))
             if stale or not same_day:
-                _save(path, _doc(key, as_of, last, per_deal, records))
+                _save(path, _doc(key, as_of, last, per_deal))
+            if daily:
+                _save_records(path, last, per_deal, records)
             return per_deal
     records = {}
     last = None
@@ -156,5 +176,6 @@ def cached_lines(ledger: Any, path: str, options: Mapping[str, Any]
         last = {"id": nid, "seq": record.get("seq"), "hash": record.get("hash")}
     per_deal = compute_entries({deal: [Event.from_record(r) for r in rs]
                                 for deal, rs in records.items()}, options)
-    _save(path, _doc(key, as_of, last, per_deal, records))
+    _save(path, _doc(key, as_of, last, per_deal))
+    _save_records(path, last, per_deal, records)
     return per_deal

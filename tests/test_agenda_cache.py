@@ -62,7 +62,7 @@ def test_cached_equals_computed_across_days_and_appends(letter, rra, first, seco
                 assert cached == agenda(ledger, as_of=day, **options), day
             _append(ledger, letter[k:])     # more events in both deals, then a third day
             _append(ledger, rra_objs[j:])
-            for day in (third, second):
+            for day in (second, third, second):   # the records kept beside: older, then not
                 cached = agenda(ledger, cache=cache, as_of=day, **options)
                 assert cached == agenda(ledger, as_of=day, **options), day
 
