@@ -77,9 +77,13 @@ def main(argv: list[str] | None = None) -> None:
     print(f"  --cache: first run {built:.3f} s; fresh cache median "
           f"{statistics.median(t for t, _ in warm):.3f} s")
     # a daily run: the next day, nothing recorded since (the Letter deals' lines hold)
+    def day_copy() -> None:   # the cache and its records as the first day's run left them
+        for suffix in ("", ".records"):
+            shutil.copy(cache + suffix, cache + ".day" + suffix)
+
     nxt = []
-    for _ in range(3):   # each from the cache as the first day's run left it
-        shutil.copy(cache, cache + ".day")
+    for _ in range(3):
+        day_copy()
         nxt.append(timed(db, cache=cache + ".day", as_of=date(2005, 10, 2)))
     _, plain = timed(path, as_of=date(2005, 10, 2))
     assert nxt[-1][1] == plain
@@ -88,7 +92,7 @@ def main(argv: list[str] | None = None) -> None:
           f"(runs: {', '.join(f'{t:.3f}' for t, _ in nxt)})")
     from ledger.events import parse_event
 
-    shutil.copy(cache, cache + ".day")     # both as the first day's run left them
+    day_copy()
     with Ledger(db) as ledger:
         ledger.append([parse_event({"type": "HoldersAdvised", "deal": f"deal-{i:05d}",
                                     "date": "2004-07-21", "data": {}}, line=k + 1)

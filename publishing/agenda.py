@@ -128,27 +128,32 @@ _WORK: tuple[Mapping[str, list[Event]], Mapping[str, Any]] | None = None
 
 
 def _entries_of(deals: list[str]) -> list[tuple[str, Any]]:
-    histories, options = _WORK  # type: ignore[misc]   # inherited by the forked worker
-    return _entries(histories, deals, options)
+    histories, options, records = _WORK  # type: ignore[misc]   # inherited by the fork
+    return _entries(histories, deals, options, records)
 
 
-def _entries(histories: Mapping[str, list[Event]], deals: list[str],
-             options: Mapping[str, Any]) -> list[tuple[str, Any]]:
+def _entries(histories: Mapping[str, list[Any]], deals: list[str],
+             options: Mapping[str, Any], records: bool = False) -> list[tuple[str, Any]]:
     was = gc.isenabled()   # short-lived acyclic objects: as in projections.report
     gc.disable()
     try:
-        return [(deal, deal_entry(histories[deal], **options)) for deal in deals]
+        return [(deal, deal_entry([Event.from_record(r) for r in histories[deal]]
+                                  if records else histories[deal], **options))
+                for deal in deals]
     finally:
         if was:
             gc.enable()
 
 
-def compute_entries(histories: Mapping[str, list[Event]], options: Mapping[str, Any]
+def compute_entries(histories: Mapping[str, list[Any]], options: Mapping[str, Any],
+                    *, records: bool = False
                     ) -> dict[str, tuple[list[dict[str, Any]], date, Any]]:
-    """``deal_entry`` of every deal in ``histories`` (deals not opened left out). From
-    ``POOL_MIN_DEALS`` deals on, on a machine with more than one core, the deals are
-    shared out among forked worker processes (each inherits the histories; only deal
-    names go out and lines come back); the result is the same either way."""
+    """``deal_entry`` of every deal in ``histories`` (deals not opened left out); with
+    ``records``, ``histories`` holds each deal's stored records, read as events where
+    the deal is computed. From ``POOL_MIN_DEALS`` deals on, on a machine with more than
+    one core, the deals are shared out among forked worker processes (each inherits the
+    histories; only deal names go out and lines come back); the result is the same
+    either way."""
     global _WORK
     deals = sorted(histories)
     workers = min(os.cpu_count() or 1, 8)
@@ -157,7 +162,7 @@ def compute_entries(histories: Mapping[str, list[Event]], options: Mapping[str, 
             and "fork" in multiprocessing.get_all_start_methods()):
         size = -(-len(deals) // (workers * 4))
         chunks = [deals[i:i + size] for i in range(0, len(deals), size)]
-        _WORK = (histories, options)
+        _WORK = (histories, options, records)
         try:
             with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")
                                      ) as pool:
@@ -165,7 +170,7 @@ def compute_entries(histories: Mapping[str, list[Event]], options: Mapping[str, 
         finally:
             _WORK = None
     else:
-        found = _entries(histories, deals, options)
+        found = _entries(histories, deals, options, records)
     return {deal: entry for deal, entry in found if entry is not None}
 
 

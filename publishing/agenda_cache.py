@@ -127,8 +127,6 @@ def cached_lines(ledger: Any, path: str, options: Mapping[str, Any]
                  ) -> dict[str, tuple[list[dict[str, Any]], date, Any]]:
     """Each deal's agenda lines (``publishing.agenda.deal_entry``), from the cache where
     fresh (module doc), computed where not; the cache file is brought up to date."""
-    from ledger.events import Event
-
     from .agenda import compute_entries, window_end
 
     as_of = options["as_of"]
@@ -157,25 +155,25 @@ def cached_lines(ledger: Any, path: str, options: Mapping[str, Any]
             # another day: the deals whose lines move with it, from their kept records
             daily = bool(stale - touched)
             records = _kept_records(ledger, path) if daily else {}
+            read = False
             if stale:
                 for deal in stale:   # a touched deal's, or one not kept: from the store
                     if deal in touched or deal not in records:
                         records[deal] = ledger.deal_records(deal)
-                per_deal.update(compute_entries(
-                    {deal: [Event.from_record(r) for r in records[deal]]
-                     for deal in sorted(stale)}, options))
+                        read = True
+                per_deal.update(compute_entries({deal: records[deal] for deal in stale},
+                                                options, records=True))
             if stale or not same_day:
                 _save(path, _doc(key, as_of, last, per_deal))
-            if daily:
+            if daily and read:   # else the kept records and their position still hold
                 _save_records(path, last, per_deal, records)
             return per_deal
-    records = {}
+    records: dict[str, list[dict[str, Any]]] = {}
     last = None
     for nid, record in ledger.notifications():
         records.setdefault(record.get("deal"), []).append(record)
         last = {"id": nid, "seq": record.get("seq"), "hash": record.get("hash")}
-    per_deal = compute_entries({deal: [Event.from_record(r) for r in rs]
-                                for deal, rs in records.items()}, options)
+    per_deal = compute_entries(records, options, records=True)
     _save(path, _doc(key, as_of, last, per_deal))
     _save_records(path, last, per_deal, records)
     return per_deal
