@@ -41,8 +41,10 @@ def _window(from_: str | None, days: int | None, business_days: int | None):
 @click.option("--json", "as_json", is_flag=True, help="The agenda as one JSON object.")
 @click.option("--csv", "as_csv", is_flag=True, help="One CSV row per line of the agenda.")
 @click.option("--cache", "cache", default=None, metavar="FILE",
-              help="Keep each deal's lines in FILE and reuse them while fresh (same options, "
-                   "same log up to the position it saw; deals touched since are recomputed).")
+              help="Keep each deal's lines in FILE (and FILE.records) and reuse them while "
+                   "fresh (same options but the day, same log up to the position it saw; "
+                   "deals touched since, and on a new day those whose lines move with it, "
+                   "are recomputed).")
 @report_options
 @guarded
 def agenda(deals: tuple[str, ...], from_: str | None, days: int | None,

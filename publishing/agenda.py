@@ -17,12 +17,18 @@ read (a follow-up could read them when their recorded head equals the log's).
 
 from __future__ import annotations
 
+import gc
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
 from datetime import date, datetime, timedelta
 from typing import Any, Iterable, Mapping
 
-from ledger.events import Event
+from ledger.events import REGISTRATION_RIGHTS, Event
 
 CATEGORY_ORDER = {"overdue": 0, "due": 1, "at_risk": 2}
+POOL_MIN_DEALS = 200
+"""Below this many deals to compute, one process (a pool costs more than it saves)."""
 
 
 def window_end(start: date, days: int | None, business_days: int | None, calendar) -> date:
@@ -51,6 +57,18 @@ def deal_agenda(events: list[Event], *, as_of: date, start: date | None = None,
                 ) -> tuple[list[dict[str, Any]], date] | None:
     """One deal's agenda lines and the end of its window (``None`` if the deal was not
     opened as known at ``known_at``). Pure."""
+    found = _deal_agenda(events, as_of=as_of, start=start, days=days,
+                         business_days=business_days, known_at=known_at,
+                         interpretations=interpretations)
+    return None if found is None else found[:2]
+
+
+def _deal_agenda(events: list[Event], *, as_of: date, start: date | None = None,
+                 days: int | None = None, business_days: int | None = None,
+                 known_at: datetime | None = None,
+                 interpretations: Mapping[str, str] | None = None
+                 ) -> tuple[list[dict[str, Any]], date, str] | None:
+    """``deal_agenda`` and the deal's kind."""
     from projections.obligations.outlook import outlook
     from projections.timeline import retracted_ids
 
@@ -75,7 +93,102 @@ def deal_agenda(events: list[Event], *, as_of: date, start: date | None = None,
                       "due": k.day.isoformat(),
                       "kind": k.kind, "key": k.key, "state": None, "clause": k.clause,
                       "text": k.text, "holder": k.holder, "amount": k.amount, "days": k.days})
-    return items, end
+    return items, end, o.kind
+
+
+def letter_lines_hold(events: list[Event], *, as_of: date,
+                      known_at: datetime | None = None) -> tuple[str | None, str | None]:
+    """The as-of days ``[lo, hi)`` on which a Letter deal's agenda lines are the ones
+    computed on ``as_of`` (ISO dates, ``None``: unbounded): the days with the same live
+    events dated on or before them. The Letter's obligations are read from the true-up
+    replay of those events alone (Letter ¶3 sets no day to perform, so nothing falls due
+    or is violated by the passing of days, and the Letter has no at-risk lines); only the
+    window's end moves, and it is not in a Letter deal's lines."""
+    from projections.timeline import retracted_ids
+
+    known = [e for e in events if known_at is None or e.recorded_at <= known_at]
+    dead = retracted_ids(known)
+    days = [e.date for e in known if e.id not in dead and e.type != "EventRetracted"]
+    lo = max((day for day in days if day <= as_of), default=None)
+    hi = min((day for day in days if day > as_of), default=None)
+    return (lo and lo.isoformat(), hi and hi.isoformat())
+
+
+def deal_entry(events: list[Event], **options: Any
+               ) -> tuple[list[dict[str, Any]], date, tuple[str | None, str | None] | None] | None:
+    """``deal_agenda`` and, for a Letter deal, the as-of days its lines hold for
+    (``letter_lines_hold``; ``None`` for a Registration Rights deal, whose lines move
+    with the day: accruals, deadlines, suspension room)."""
+    found = _deal_agenda(events, **options)
+    if found is None:
+        return None
+    holds = None if found[2] == REGISTRATION_RIGHTS else letter_lines_hold(
+        events, as_of=options["as_of"], known_at=options.get("known_at"))
+    return found[0], found[1], holds
+
+
+_WORK: tuple[Mapping[str, list[Event]], Mapping[str, Any]] | None = None
+
+
+def _entries_of(deals: list[str]) -> list[tuple[str, Any]]:
+    histories, options, records = _WORK  # type: ignore[misc]   # inherited by the fork
+    return _entries(histories, deals, options, records)
+
+
+def _entries(histories: Mapping[str, list[Any]], deals: list[str],
+             options: Mapping[str, Any], records: bool = False) -> list[tuple[str, Any]]:
+    was = gc.isenabled()   # short-lived acyclic objects: as in projections.report
+    gc.disable()
+    try:
+        return [(deal, deal_entry([Event.from_record(r) for r in histories[deal]]
+                                  if records else histories[deal], **options))
+                for deal in deals]
+    finally:
+        if was:
+            gc.enable()
+
+
+def _preload(day: date) -> None:
+    """Import the engines and load the Fed holiday tables once, in the parent, so the
+    forked workers inherit them instead of each paying for them (about 0.2 s)."""
+    import projections.obligations.outlook  # noqa: F401
+    import projections.registration.engine  # noqa: F401
+    import projections.trueup.replay  # noqa: F401
+    from ledger.calendar import FED
+
+    for year in range(day.year - 3, day.year + 2):   # one of three days is a weekday
+        for d in (1, 2, 3):
+            FED.is_business_day(date(year, 1, d))
+
+
+def compute_entries(histories: Mapping[str, list[Any]], options: Mapping[str, Any],
+                    *, records: bool = False
+                    ) -> dict[str, tuple[list[dict[str, Any]], date, Any]]:
+    """``deal_entry`` of every deal in ``histories`` (deals not opened left out); with
+    ``records``, ``histories`` holds each deal's stored records, read as events where
+    the deal is computed. From ``POOL_MIN_DEALS`` deals on, on a machine with more than
+    one core, the deals are shared out among forked worker processes (each inherits the
+    histories; only deal names go out and lines come back); the result is the same
+    either way."""
+    global _WORK
+    deals = sorted(histories)
+    workers = min(os.cpu_count() or 1, 8)
+    found: list[tuple[str, Any]]
+    if (len(deals) >= POOL_MIN_DEALS and workers > 1
+            and "fork" in multiprocessing.get_all_start_methods()):
+        _preload(options["as_of"])
+        size = -(-len(deals) // (workers * 4))
+        chunks = [deals[i:i + size] for i in range(0, len(deals), size)]
+        _WORK = (histories, options, records)
+        try:
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")
+                                     ) as pool:
+                found = [x for part in pool.map(_entries_of, chunks) for x in part]
+        finally:
+            _WORK = None
+    else:
+        found = _entries(histories, deals, options, records)
+    return {deal: entry for deal, entry in found if entry is not None}
 
 
 def assemble(per_deal: Mapping[str, tuple[list[dict[str, Any]], date]], *, as_of: date,
@@ -83,9 +196,9 @@ def assemble(per_deal: Mapping[str, tuple[list[dict[str, Any]], date]], *, as_of
              known_at: datetime | None) -> dict[str, Any]:
     """The agenda of several deals' lines: sorted by date, then overdue, due, at risk."""
     start = start or as_of
-    items = [i for lines, _ in per_deal.values() for i in lines]
+    items = [i for lines, *_ in per_deal.values() for i in lines]
     items.sort(key=lambda i: (i["date"] or "", CATEGORY_ORDER[i["category"]], i["deal"], i["key"]))
-    ends = [end for _, end in per_deal.values()]
+    ends = [entry[1] for entry in per_deal.values()]
     overdue = sum(1 for i in items if i["category"] == "overdue")
     return {"as_of": as_of.isoformat(), "from": start.isoformat(),
             "to": (max(ends) if ends else window_end(start, days, business_days, _fed())
@@ -99,13 +212,9 @@ def agenda_of(histories: Mapping[str, list[Event]], *, as_of: date, start: date 
               known_at: datetime | None = None,
               interpretations: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The agenda of the deals in ``histories`` (pure: no store)."""
-    per_deal = {}
-    for deal in sorted(histories):
-        found = deal_agenda(histories[deal], as_of=as_of, start=start, days=days,
-                            business_days=business_days, known_at=known_at,
-                            interpretations=interpretations)
-        if found is not None:
-            per_deal[deal] = found
+    per_deal = compute_entries(histories, dict(
+        as_of=as_of, start=start, days=days, business_days=business_days,
+        known_at=known_at, interpretations=interpretations))
     return assemble(per_deal, as_of=as_of, start=start, days=days,
                     business_days=business_days, known_at=known_at)
 
@@ -139,12 +248,7 @@ def agenda(ledger: Any, *, deals: Iterable[str] | None = None, cache: str | None
 
         per_deal = cached_lines(ledger, cache, options)
     else:
-        histories = deal_histories(ledger, deals)
-        per_deal = {}
-        for deal in sorted(histories):
-            found = deal_agenda(histories[deal], **options)
-            if found is not None:
-                per_deal[deal] = found
+        per_deal = compute_entries(deal_histories(ledger, deals), options)
     wanted = set(deals or ())
     missing = sorted(wanted - set(per_deal))
     if missing:

@@ -1,15 +1,25 @@
 """A cache of each deal's agenda lines, for portfolios (issue 16/17: 1,000 deals).
 
 The file (JSON, written whole: a temporary file renamed over it) holds the options the
-lines were computed with, the log position they reflect (the last notification id read
-and that record's ``seq`` and ``hash``) and each deal's lines and window end.
+lines were computed with, the as-of day, the log position they reflect (the last
+notification id read and that record's ``seq`` and ``hash``), each deal's lines, window
+end and, for a Letter deal, the as-of days its lines hold for
+(``publishing.agenda.letter_lines_hold``). Beside it, ``FILE.records`` keeps the stored
+records of the deals whose lines move with the day (Registration Rights) and the log
+position they reflect, so that a daily run computes those deals again without reading
+them back from the store (only a run on another day reads that file; the deals touched
+since its position are read from the store).
 
-Freshness: the cache is used only when its options are the same (as-of day, window,
-``known_at``, interpretations) and the record at its position is still the one it saw
-(same id, ``seq`` and ``hash``: the same log, not another file or a rewritten one). The
-records after its position name the deals they touch; those deals are computed again
-from the store, every other deal's lines are reused. Otherwise everything is computed
-and the file written afresh. It is derived data only: deleting it loses nothing.
+Freshness: the cache is used only when its options other than the as-of day are the
+same (window, ``known_at``, interpretations) and the record at its position is still the
+one it saw (same id, ``seq`` and ``hash``: the same log, not another file or a rewritten
+one). The records after its position name the deals they touch; those deals are
+computed again from the store. An untouched deal's lines are reused on the same as-of
+day; on another day (a daily run) a Letter deal's lines are reused while the day is in
+the range they hold for and the window runs ``--days`` from the as-of day, and every
+Registration Rights deal is computed again (its accruals, deadlines and suspension room
+move with the day). Otherwise everything is computed and the file written afresh. It is
+derived data only: deleting it loses nothing.
 """
 
 from __future__ import annotations
@@ -20,13 +30,13 @@ import tempfile
 from datetime import date
 from typing import Any, Mapping
 
-VERSION = 2  # 2: lines carry their due day
+VERSION = 3  # 2: lines carry their due day; 3: keyed without the as-of day, records kept
 
 
 def _key(options: Mapping[str, Any]) -> dict[str, Any]:
     def text(v):
         return v.isoformat() if hasattr(v, "isoformat") else v
-    return {"as_of": text(options["as_of"]), "start": text(options.get("start")),
+    return {"start": text(options.get("start")),
             "days": options.get("days"), "business_days": options.get("business_days"),
             "known_at": text(options.get("known_at")),
             "interpretations": dict(sorted((options.get("interpretations") or {}).items()))}
@@ -52,7 +62,7 @@ def _save(path: str, doc: dict[str, Any]) -> None:
                          field="--cache") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, separators=(",", ":"))
+            fh.write(json.dumps(doc, separators=(",", ":")))   # the C encoder: 10x dump
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -79,42 +89,91 @@ def _still_there(ledger: Any, at: Mapping[str, Any]) -> tuple[bool, set[str], di
     return (not first), touched, last
 
 
+def _doc(key: Mapping[str, Any], as_of: date, last: Any, per_deal: Mapping[str, tuple]
+         ) -> dict[str, Any]:
+    return {"version": VERSION, "options": key, "as_of": as_of.isoformat(), "at": last,
+            "deals": {k: [v[0], v[1].isoformat(), None if v[2] is None else list(v[2])]
+                      for k, v in per_deal.items()}}
+
+
+def _save_records(path: str, last: Any, per_deal: Mapping[str, tuple],
+                  records: Mapping[str, list]) -> None:
+    """The records of the deals whose lines move with the day, beside the cache."""
+    _save(path + ".records", {"version": VERSION, "at": last, "records": {
+        k: records[k] for k, v in per_deal.items() if v[2] is None and k in records}})
+
+
+def _kept_records(ledger: Any, path: str) -> dict[str, list]:
+    """The records kept beside the cache of the deals not touched since the position
+    they reflect (none if that position's record is not the one they saw)."""
+    doc = _load(path + ".records")
+    if doc is None or not doc.get("at"):
+        return {}
+    ok, touched, _ = _still_there(ledger, doc["at"])
+    return {k: v for k, v in doc["records"].items() if k not in touched} if ok else {}
+
+
+def _holds(entry: list, as_of: date) -> bool:
+    """A Letter deal's lines hold on ``as_of`` (``publishing.agenda.letter_lines_hold``)."""
+    holds = entry[2]
+    if holds is None:
+        return False
+    lo, hi = holds
+    day = as_of.isoformat()
+    return (lo is None or lo <= day) and (hi is None or day < hi)
+
+
 def cached_lines(ledger: Any, path: str, options: Mapping[str, Any]
-                 ) -> dict[str, tuple[list[dict[str, Any]], date]]:
-    """Each deal's agenda lines (``publishing.agenda.deal_agenda``), from the cache where
+                 ) -> dict[str, tuple[list[dict[str, Any]], date, Any]]:
+    """Each deal's agenda lines (``publishing.agenda.deal_entry``), from the cache where
     fresh (module doc), computed where not; the cache file is brought up to date."""
-    from ledger.events import Event
+    from .agenda import compute_entries, window_end
 
-    from .agenda import deal_agenda
-
+    as_of = options["as_of"]
     key = _key(options)
     doc = _load(path)
-    per_deal: dict[str, tuple[list[dict[str, Any]], date]] = {}
+    per_deal: dict[str, tuple[list[dict[str, Any]], date, Any]] = {}
     if doc is not None and doc.get("options") == key and doc.get("at"):
         ok, touched, last = _still_there(ledger, doc["at"])
         if ok:
-            for deal, (lines, end) in doc["deals"].items():
-                if deal not in touched:
-                    per_deal[deal] = (lines, date.fromisoformat(end))
-            for deal in sorted(d for d in touched if d is not None):
-                found = deal_agenda(ledger.deal_events(deal), **options)
-                if found is not None:
-                    per_deal[deal] = found
+            same_day = doc.get("as_of") == as_of.isoformat()
+            # the window's end, when it is the same for every deal (--days from as_of)
+            moved = (None if options.get("start") is not None
+                     or options.get("business_days") is not None
+                     else window_end(as_of, options.get("days"), None, None))
+            stale: set[str] = {d for d in touched if d is not None}
+            for deal, entry in doc["deals"].items():
+                if deal in stale:
+                    continue
+                holds = None if entry[2] is None else tuple(entry[2])
+                if same_day:
+                    per_deal[deal] = (entry[0], date.fromisoformat(entry[1]), holds)
+                elif moved is not None and _holds(entry, as_of):
+                    per_deal[deal] = (entry[0], moved, holds)
                 else:
-                    per_deal.pop(deal, None)
-            if touched:
-                _save(path, {"version": VERSION, "options": key, "at": last,
-                             "deals": {k: [v[0], v[1].isoformat()] for k, v in per_deal.items()}})
+                    stale.add(deal)
+            # another day: the deals whose lines move with it, from their kept records
+            daily = bool(stale - touched)
+            records = _kept_records(ledger, path) if daily else {}
+            read = False
+            if stale:
+                for deal in stale:   # a touched deal's, or one not kept: from the store
+                    if deal in touched or deal not in records:
+                        records[deal] = ledger.deal_records(deal)
+                        read = True
+                per_deal.update(compute_entries({deal: records[deal] for deal in stale},
+                                                options, records=True))
+            if stale or not same_day:
+                _save(path, _doc(key, as_of, last, per_deal))
+            if daily and read:   # else the kept records and their position still hold
+                _save_records(path, last, per_deal, records)
             return per_deal
-    histories: dict[str, list[Event]] = {}
+    records: dict[str, list[dict[str, Any]]] = {}
     last = None
     for nid, record in ledger.notifications():
-        histories.setdefault(record.get("deal"), []).append(Event.from_record(record))
+        records.setdefault(record.get("deal"), []).append(record)
         last = {"id": nid, "seq": record.get("seq"), "hash": record.get("hash")}
-    for deal in sorted(histories):
-        found = deal_agenda(histories[deal], **options)
-        if found is not None:
-            per_deal[deal] = found
-    _save(path, {"version": VERSION, "options": key, "at": last,
-                 "deals": {k: [v[0], v[1].isoformat()] for k, v in per_deal.items()}})
+    per_deal = compute_entries(records, options, records=True)
+    _save(path, _doc(key, as_of, last, per_deal))
+    _save_records(path, last, per_deal, records)
     return per_deal

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import date
+from functools import cached_property
 from decimal import Decimal
 from fractions import Fraction
 
@@ -40,10 +41,11 @@ class Tranche:
     issuance: Issuance
     warrants: int
 
-    @property
+    @cached_property
     def consideration(self) -> Fraction:
         """The consideration for these warrants: ``consideration × C / warrants issued``
-        (SPEC §5.2)."""
+        (SPEC §5.2). Kept once computed (a vesting day's adjustment reads it for every
+        position, three times each)."""
         return exact(self.issuance.consideration) * self.warrants / self.issuance.warrants
 
 
