@@ -243,7 +243,7 @@ def show_interest(result: dict[str, Any], out: Any) -> None:
         for p in payments:
             late = " (late)" if p.get("late") else ""
             schedule.add_row(p["payment_date"], day(p.get("paid_on")), day(p.get("record_date")),
-                             f"{p['period_start']} to {p['period_end']}", money(p["total"]),
+                             f"{p['period_start']} → {p['period_end']}", money(p["total"]),
                              money(p.get("paid_total")), status(p["status"]) + late)
         out.print(schedule)
         table = _table("Additional Interest per Holder (each amount rounded once, half-up)",

@@ -327,7 +327,7 @@ def test_interest_of_example_1_end_to_end(example_1):
     # record date 2005-01-01; nothing paid by 2005-02-01, after the payment day: due, late
     line = row(out, "2005-01-15", "2005-01-18")
     assert "2005-01-01" in line and "6,666.67" in line and "due (late)" in line
-    assert "2004-06-30 to 2005-01-15" in line                  # first period: from Closing
+    assert "2004-06-30 → 2005-01-15" in line                 # first period: from Closing
     assert "6,666.67" in row(out, LEHMAN, "2005-01-15")
     assert "6,666.67" in row(out, "total accrued")
     assert "30/360" in out

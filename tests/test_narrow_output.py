@@ -175,3 +175,28 @@ def test_an_event_without_data_leaves_no_stray_space_in_explain(ledger):
     db, _ = ledger
     out = narrow(80, "explain", RRA, "--db", db, "--as-of", AS_OF, "registration.effective_on")
     assert re.search(r"ShelfEffective 2004-11-15 seq \d+ [0-9a-f]{8}; source:", out), out
+
+
+@pytest.mark.parametrize("columns", [80, 60])
+def test_interest_periods_read_on_two_lines_at_most_never_cutting_a_date(ledger, columns):
+    # QA: at 80 columns the "period" cell stacked into three lines per row, "2004-06-30" /
+    # "to" / "2005-01-15". It reads "start → end" now: one line when there is room, else
+    # "start →" over "end", each date whole. The demo's three Interest Payment Dates
+    # (RRA §3(b): January 15 and July 15): the first period runs from Closing, 2004-06-30,
+    # each later one from the previous payment date, to the payment date (exclusive).
+    db, _ = ledger
+    out = narrow(columns, "interest", RRA, "--db", db, "--as-of", AS_OF)
+    lines = out.splitlines()
+    assert all(len(line) <= columns for line in lines)
+    assert not re.search(r"\d…|…\d", out)
+    for start, end in [("2004-06-30", "2005-01-15"), ("2005-01-15", "2005-07-15"),
+                       ("2005-07-15", "2006-01-15")]:
+        [i] = [i for i, line in enumerate(lines) if f"{start} →" in line]
+        col = lines[i].index(f"{start} →")
+        whole = f"{start} → {end}" in lines[i]
+        below = lines[i + 1][col:col + 10] == end
+        assert whole or below, lines[i:i + 3]
+    # no row's period spreads over a third line: no cell holding only "to" or "→"
+    assert not re.search(r"│\s+(to|→)\s+│", out)
+    wide = narrow(200, "interest", RRA, "--db", db, "--as-of", AS_OF)
+    assert "2004-06-30 → 2005-01-15" in wide
