@@ -53,3 +53,37 @@ def test_the_table_at_80_columns_and_the_csv(demo):
 def test_a_mistyped_deal_is_one_line(demo):
     err = refused(run("obligations", "infocrossing-rra-2040", "--db", demo), 2)
     assert "no deal 'infocrossing-rra-2040'" in err
+
+
+def test_deadlines_and_obligations_tell_the_same_story_of_the_effectiveness_period(demo):
+    # QA: `deadlines` said keep-effective was "missed", `obligations` "discharged", and
+    # neither said why. RRA §2(a)(iii): keep the shelf *continuously* effective for the
+    # Effectiveness Period, which ends (x) on the second anniversary of effectiveness:
+    # 2004-11-15 + 2 years = 2006-11-15. The demo broke continuity three times, each cured:
+    #   (iv)(A) suspension 2005-03-01, still on past its 45th day, ended 2005-04-20;
+    #   (iii) stop order 2005-06-01 not cured in 5 Business Days, usable again 2005-06-15;
+    #   (iv)(B) suspension 2005-08-01 to 2005-09-20 takes the 360-day total past 90.
+    # So both are right in their own words ("missed": not kept continuously; "discharged":
+    # the duty ended with the period, after cured violations); both now say how.
+    story = ("interrupted by Registration Defaults (iv)(A) (cured 2005-04-20), (iii) (cured "
+             "2005-06-15), (iv)(B) (cured 2005-09-20)")
+
+    def cells(*args: str) -> list[list[str]]:   # one line per row at 400 columns
+        res = CliRunner().invoke(cli, [*args, "--db", demo], env={"COLUMNS": "400"})
+        return [[c.strip() for c in line.split("│")[1:-1]]
+                for line in ok(res).splitlines() if line.startswith("│")]
+
+    [keep] = [r for r in cells("deadlines", RRA, "--as-of", "2007-12-31") if "keep" in r[2]]
+    assert keep == ["2006-11-15", "missed", "keep the Shelf Registration Statement effective "
+                    f"to the end of the Effectiveness Period; {story}; period ended 2006-11-15",
+                    "RRA §2(a)(iii)(x)", "—"]
+    [keep] = [r for r in cells("obligations", RRA, "--as-of", "2007-12-31") if "keep" in r[3]]
+    assert keep[:3] == ["2006-11-15", "discharged", "2006-11-15"]
+    assert keep[5] == ("the end of the Effectiveness Period (2004-11-15 + 2 years = "
+                       f"2006-11-15); before that, {story}")
+    # before the period ends: no "period ended"; the JSON is the report's, unchanged
+    [keep] = [r for r in cells("deadlines", RRA, "--as-of", "2006-01-01") if "keep" in r[2]]
+    assert keep[1] == "open" and keep[2].endswith(f"; {story}")
+    report = json.loads(ok(run("report", RRA, "--db", demo, "--as-of", "2007-12-31", "--json")))
+    [keep] = [o for o in report["deadlines"] if o["clause"].startswith("RRA §2(a)(iii)")]
+    assert keep["status"] == "missed" and "interrupted" not in keep["obligation"]
