@@ -107,7 +107,7 @@ def obligations(deal: str, as_json: bool, as_csv: bool, db: str, as_of: str | No
 
     from .common import load_report
     from .formats import one_format, write_csv
-    from .views import NONE, _table, interruptions, plain, status
+    from .views import NONE, _table, interruptions, money_in_text, plain, status
 
     fmt = one_format(as_json, as_csv)
     result = load_report(db, deal, as_of, known_at, interpret)
@@ -136,7 +136,8 @@ def obligations(deal: str, as_json: bool, as_csv: bool, db: str, as_of: str | No
             # deadlines view calls the same row "missed" (not kept continuously)
             done = f"{done}; before that, {broken.split('; period ended')[0]}"
         table.add_row(o.get("due") or NONE, status(o["state"]), o.get("since") or NONE,
-                      plain(o["obligation"]), plain(o["clause"]), plain(done))
+                      plain(o["obligation"]), plain(o["clause"]),
+                      plain(money_in_text(done, keep=o.get("holder"))))
     out.print(table)
 
 
@@ -147,10 +148,13 @@ def agenda_line(item: dict, width: int | None) -> str:
     inside a date, an amount or a clause; into a pipe it stays one line, for grep."""
     import textwrap
 
+    from .views import money_in_text
+
     due = item.get("due")
     note = f" (due {due})" if due and due != item["date"] else ""
+    text = money_in_text(item["text"], keep=item.get("holder"))   # 2,777.78, for reading
     line = (f"{item['date'] or '—':<10}  {item['category']:<8} {item['deal']}  "
-            f"{item['clause']}: {item['text']}{note}")
+            f"{item['clause']}: {text}{note}")
     if not width:
         return line
     return "\n".join(textwrap.wrap(line, width, subsequent_indent=" " * 12,

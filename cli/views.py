@@ -10,6 +10,7 @@ with separators, prices as the report gives them; ``—`` stands for "none" (a n
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Callable
@@ -25,6 +26,23 @@ NONE = "—"
 def money(text: str | None) -> str:
     """``"6666.67"`` → ``"6,666.67"``: the report's two-decimal string, grouped."""
     return NONE if text is None else f"{Decimal(text):,.2f}"
+
+
+#: a whole number with exactly two decimals, not inside a longer token
+_MONEY_IN_TEXT = re.compile(r"(?<![\w.,-])\d+\.\d{2}(?![\w.,]*\d)")
+
+
+def money_in_text(text: str, keep: str | None = None) -> str:
+    """A line of words with the report's two-decimal amounts grouped for reading:
+    ``"(2777.78): 77.78 unpaid"`` → ``"(2,777.78): 77.78 unpaid"``. Only a whole number
+    with exactly two decimals is touched (never a date, a clause, a share count or a longer
+    decimal), and never inside ``keep`` (a holder's name, user text shown as typed)."""
+    def group(part: str) -> str:
+        return _MONEY_IN_TEXT.sub(lambda m: money(m.group()), part)
+
+    if keep:
+        return keep.join(group(part) for part in text.split(keep))
+    return group(text)
 
 
 def shares(n: int | None) -> str:

@@ -331,3 +331,35 @@ def test_json_and_csv_at_once_is_a_usage_error(tmp_path):
     db = _ledger(tmp_path)
     err = refused(run("agenda", "--db", db, "--as-of", "2004-10-20", "--json", "--csv"), 2)
     assert "give --json or --csv, not both" in err
+
+
+def test_the_agenda_text_groups_money_and_json_csv_keep_the_exact_text(tmp_path):
+    # QA: the text agenda printed "(2777.78)"; money there reads "2,777.78" now, as in
+    # every table. The demo on 2007-12-31: Fund A's Additional Interest for 2005-01-15 is
+    # 0.25% x 20/360 x 20,000,000 = 2,777.78 (see the test above), 2,700.00 paid:
+    # 77.78 unpaid. Fund A for 2005-07-15 (20,000,000 on the record date 2005-07-01):
+    # 30/360 days of (iv)(A) [04-15, 04-20) = 5 and of (iii) [06-09, 06-15) = 6, so
+    # 20,000,000 x 0.25% x 11/360 = 1,527.777... = 1,527.78, nothing paid.
+    from publishing.demo import build_demo
+
+    db = str(tmp_path / "demo.db")
+    build_demo(db)
+    text = " ".join(run("agenda", "--db", db, "--as-of", "2007-12-31").stdout.split())
+    assert ("pay Illustrative Fund A the Additional Interest for the Interest Payment Date "
+            "2005-01-15 (2,777.78): 77.78 unpaid (due 2005-01-18)") in text
+    assert "(1,527.78): 1,527.78 unpaid" in text
+    assert "2777.78" not in text and "1527.78" not in text
+    assert "(1571 shares)" in text                    # a share count is not money
+    # JSON and CSV: the report's exact text, ungrouped
+    items = json.loads(run("agenda", "--db", db, "--as-of", "2007-12-31", "--json").stdout)
+    [pay] = [i for i in items["items"]
+             if i["key"] == "pay-additional-interest/2005-01-15/Illustrative Fund A"]
+    assert pay["amount"] == "2777.78" and pay["text"].endswith("(2777.78): 77.78 unpaid")
+    rows = list(csv.DictReader(io.StringIO(
+        run("agenda", "--db", db, "--as-of", "2007-12-31", "--csv").stdout)))
+    [row] = [r for r in rows if r["key"] == pay["key"]]
+    assert row["amount"] == "2777.78" and row["text"].endswith("(2777.78): 77.78 unpaid")
+    # the obligations table's "by / triggered" groups too
+    out = " ".join(run("obligations", "infocrossing-rra-2004", "--db", db, "--as-of",
+                       "2007-12-31").stdout.split())
+    assert "1,527.78 unpaid" in out and "paid 5,833.33" in out
