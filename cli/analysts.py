@@ -6,6 +6,7 @@ what-if scenarios and the saved scenarios. Each wraps one library function
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import click
@@ -52,6 +53,21 @@ def _text(value: Any) -> str:
     if isinstance(value, (dict, list)):
         return json.dumps(value, ensure_ascii=False)
     return str(value)
+
+
+def _grouped(value: Any) -> str:
+    """A figure for the human table: an amount of money (the report's two-decimal string,
+    ``"354000.00"``) grouped as every view shows money (``"354,000.00"``); anything else
+    (a date, a count, a ratio, a status) as ``_text`` gives it. JSON and CSV keep the
+    report's exact text."""
+    from .views import money
+
+    if isinstance(value, str) and _MONEY.fullmatch(value):
+        return money(value)
+    return _text(value)
+
+
+_MONEY = re.compile(r"-?\d+\.\d{2}")
 
 
 def _csv_value(value: Any) -> Any:
@@ -273,12 +289,12 @@ def history(deal: str, figure: str | None, figure_option: str | None, as_of: str
         shown = [f"{e['type']} {e['date']} {e['id'][:8]}" for e in ch["events"][:4]]
         if len(ch["events"]) > 4:
             shown.append(f"... {len(ch['events']) - 4} more")
-        before = "(absent)" if ch["status"] == "appeared" else _text(ch["before"])
-        after = "(absent)" if ch["status"] == "disappeared" else _text(ch["after"])
+        before = "(absent)" if ch["status"] == "appeared" else _grouped(ch["before"])
+        after = "(absent)" if ch["status"] == "disappeared" else _grouped(ch["after"])
         table.add_row(ch["known_at"][:19] + "Z", escape(before), escape(after),
                       escape("; ".join(shown)))
     console().print(table)
-    now = _text(result["value"]) if result["present"] else "(absent)"
+    now = _grouped(result["value"]) if result["present"] else "(absent)"
     click.echo(f"now: {now}")
 
 

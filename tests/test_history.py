@@ -3,6 +3,9 @@ change listed with the value before and after and the events recorded then."""
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import time
 from datetime import date, datetime, timedelta, timezone
 from decimal import ROUND_HALF_UP, Decimal
@@ -165,9 +168,28 @@ def test_cli_history_table(db):
     assert uncured == "45000.00"
     cells = [[c.strip() for c in line.split("│")[1:-1]] for line in result.output.splitlines()
              if line.startswith("│") and ("ShelfEffective" in line or "(absent)" in line)]
-    assert [c[1:3] for c in cells] == [["(absent)", uncured], [uncured, "6666.67"]]
+    # the human table groups money as every view does: 45,000.00, 6,666.67
+    assert [c[1:3] for c in cells] == [["(absent)", "45,000.00"], ["45,000.00", "6,666.67"]]
     assert "ShelfEffective 2004-11-15" in result.output
-    assert result.output.rstrip().endswith("now: 6666.67")
+    assert result.output.rstrip().endswith("now: 6,666.67")
+
+
+def test_cli_history_groups_money_in_the_table_only(db):
+    # QA: the table showed "45000.00"; JSON and CSV keep the report's exact text. Same
+    # figures as above: 31,666.67 + 13,333.33 = 45,000.00 uncured, then cured 2004-11-15:
+    # 60,000,000 x 0.25% x 16/360 = 6,666.67. A figure that is not money stays as it is.
+    figure = f"additional_interest.by_holder.{LEHMAN}"
+    base = ["history", "rra", "--figure", figure, "--as-of", "2005-02-01", "--db", db]
+    as_json = json.loads(CliRunner().invoke(cli, [*base, "--json"]).stdout)
+    assert [(c["before"], c["after"]) for c in as_json["changes"]] == [
+        (None, "45000.00"), ("45000.00", "6666.67")] and as_json["value"] == "6666.67"
+    rows = list(csv.DictReader(io.StringIO(CliRunner().invoke(cli, [*base, "--csv"]).stdout)))
+    assert [(r["before"], r["after"]) for r in rows] == [("", "45000.00"),
+                                                         ("45000.00", "6666.67")]
+    dates = CliRunner().invoke(cli, ["history", "rra", "--figure", "registration.effective_on",
+                                     "--as-of", "2005-02-01", "--db", db],
+                               env={"COLUMNS": "200"})
+    assert dates.output.rstrip().endswith("now: 2004-11-15")
 
 
 def test_cli_history_bad_figure_is_one_line(db):
