@@ -107,7 +107,7 @@ def obligations(deal: str, as_json: bool, as_csv: bool, db: str, as_of: str | No
 
     from .common import load_report
     from .formats import one_format, write_csv
-    from .views import NONE, _table, interruptions, money_in_text, plain, status
+    from .views import NONE, _table, money_in_text, plain, status
 
     fmt = one_format(as_json, as_csv)
     result = load_report(db, deal, as_of, known_at, interpret)
@@ -128,13 +128,11 @@ def obligations(deal: str, as_json: bool, as_csv: bool, db: str, as_of: str | No
     table = _table(f"Obligations of {deal} on {result['as_of']} (by due day)",
                    [("due", "fix"), ("state", "fix"), ("since", "fix?2"),
                     ("obligation", "text"), ("clause", "text?"), ("by / triggered", "text?")])
-    broken = interruptions(result)
     for o in sorted(rows, key=lambda o: (o.get("due") or "9999", o["key"])):
-        done = o.get("by") or "; ".join(o.get("triggered") or ()) or NONE
-        if o.get("kind") == "keep-effective" and broken and o["state"] == "discharged":
-            # RRA §2(a)(iii): discharged at the period's end, after cured violations; the
-            # deadlines view calls the same row "missed" (not kept continuously)
-            done = f"{done}; before that, {broken.split('; period ended')[0]}"
+        # what ended it, and what a violation set off on the way (a keep-effective duty
+        # discharged at the period's end after cured defaults shows both)
+        done = "; ".join([*([o["by"]] if o.get("by") else []), *(o.get("triggered") or ())])
+        done = done or NONE
         table.add_row(o.get("due") or NONE, status(o["state"]), o.get("since") or NONE,
                       plain(o["obligation"]), plain(o["clause"]),
                       plain(money_in_text(done, keep=o.get("holder"))))

@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from .common import console, db_option, guarded, open_ledger, print_json, report_options, today
-from .formats import csv_option, one_format, write_csv
+from .formats import csv_option, one_format, plain_text, write_csv
 from .main import cli
 
 PATHS_HELP = """FIGURE is a path into the report JSON (`report --json`): `.` steps into an
@@ -46,13 +46,7 @@ def _read(db: str, deal: str):
 
 
 def _text(value: Any) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (dict, list)):
-        return json.dumps(value, ensure_ascii=False)
-    return str(value)
+    return plain_text(value, "—")
 
 
 def _grouped(value: Any) -> str:

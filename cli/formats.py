@@ -37,24 +37,32 @@ def one_format(as_json: bool, as_csv: bool) -> str:
 
 
 def cell(value: Any) -> Any:
-    """One CSV cell: exact, never a Python repr, never a formula."""
-    from publishing.pack import csv_safe
+    """One CSV cell: exact, never a Python repr, never a formula. As the auditor pack's
+    cells (``publishing.pack.csv_cell``; event ids joined with spaces), and also the
+    values a pack never holds: names (which hold spaces) joined with ``; ``, other lists
+    and objects as JSON."""
+    from publishing.pack import csv_cell, csv_safe
 
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (list, tuple)):
-        if all(isinstance(v, str) and " " not in v for v in value):
-            return csv_safe(" ".join(value))  # event ids, as the pack's CSVs give them
+    if isinstance(value, (list, tuple)) and not all(
+            isinstance(v, str) and " " not in v for v in value):
         if all(isinstance(v, str) for v in value):
-            return csv_safe("; ".join(value))  # names, which hold spaces
+            return csv_safe("; ".join(value))
         return csv_safe(json.dumps(value, ensure_ascii=False))
     if isinstance(value, dict):
         return csv_safe(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
-    if isinstance(value, str):
-        return csv_safe(value)
-    return value
+    return csv_cell(value)
+
+
+def plain_text(value: Any, none: str) -> str:
+    """A value of an event's data or a figure as text for a human table: ``none`` for a
+    null, true/false, lists and objects as JSON, anything else as it stands."""
+    if value is None:
+        return none
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
 
 
 def stdout():

@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from .common import db_option, guarded, open_ledger
-from .formats import csv_option, one_format, stdout, write_csv
+from .formats import csv_option, one_format, plain_text, stdout, write_csv
 from .main import cli
 
 CSV_COLUMNS = ("seq", "id", "deal", "type", "date", "data", "source", "key", "recorded_at",
@@ -46,15 +46,7 @@ def _day(text: str | None, option: str) -> date | None:
 
 
 def _text(value: Any) -> str:
-    import json
-
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (dict, list)):
-        return json.dumps(value, ensure_ascii=False)
-    return str(value)
+    return plain_text(value, "null")
 
 
 def summary(data: Any) -> str:

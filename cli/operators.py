@@ -73,7 +73,6 @@ def append(source: str, db: str, user: str | None) -> None:
 
     All or nothing: the first bad line is named and nothing is written."""
     from ledger.errors import UsageError
-    from ledger.jsonl import read_batch
 
     if source == "-":
         raw = sys.stdin.buffer.read()
@@ -91,15 +90,13 @@ def append(source: str, db: str, user: str | None) -> None:
     _print_appended(appended)
 
 
-NEVER_OPENED = "a deal begins with its DealOpened"
-
-
 @contextlib.contextmanager
 def deal_hint(ledger, deals):
     """A refusal for a deal never opened gains the closest deals' names (README: a
     mistyped deal is answered with the closest names). The ledger's deals are read only
     on that error, so appends that succeed pay nothing for it."""
     from ledger.errors import RuleViolation
+    from ledger.guards import NEVER_OPENED
     from ledger.suggest import did_you_mean
 
     try:

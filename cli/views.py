@@ -344,36 +344,14 @@ def show_suspensions(result: dict[str, Any], out: Any) -> None:
 DEADLINE_ORDER = {"open": 0, "missed": 1}
 #: the Registration Defaults that break "continuously effective" (RRA §2(a)(iii)): the
 #: shelf unusable past the cure (§3(a)(iii)), a suspension past its limits (§3(a)(iv))
-INTERRUPTING = ("(iii)", "(iv)(A)", "(iv)(B)")
-
-
-def interruptions(result: dict[str, Any]) -> str | None:
-    """RRA §2(a)(iii): how the Shelf Registration Statement was *not* kept continuously
-    effective during the Effectiveness Period, in the words both the ``deadlines`` and the
-    ``obligations`` views use: "interrupted by Registration Default (iv)(A) (cured
-    2005-04-20), ...; period ended 2006-11-15". ``None`` when no such default accrued inside
-    the period. Read from the report's ``registration.defaults``: the engine's rule (a
-    default (iii) or (iv) accruing before the period's end) is not decided again here."""
-    reg = result.get("registration") or {}
-    end = reg.get("effectiveness_period_end")
-    if end is None:
-        return None
-    inside = [d for d in reg.get("defaults") or []
-              if d.get("kind") in INTERRUPTING and d.get("accrual_from")
-              and d["accrual_from"] < end]
-    if not inside:
-        return None
-
-    def how(d: dict[str, Any]) -> str:
-        if d.get("cured_on"):
-            return f"{d['kind']} (cured {d['cured_on']})"
-        if d.get("stopped_by") == "effectiveness_period_end" and d.get("accrual_until"):
-            return f"{d['kind']} (uncured until the period ended)"
-        return f"{d['kind']} (not cured)"
-
-    noun = "Registration Default" if len(inside) == 1 else "Registration Defaults"
-    ended = f"; period ended {end}" if end <= result["as_of"] else ""
-    return f"interrupted by {noun} {', '.join(how(d) for d in inside)}{ended}"
+def interruptions(result: dict[str, Any]) -> tuple[str, ...]:
+    """RRA §2(a)(iii): the Registration Defaults that broke the Shelf Registration
+    Statement's continuous effectiveness, as the keep-effective obligation of the report
+    lists them (``projections.obligations``: the rule is decided there, not here)."""
+    for o in result.get("obligations") or ():
+        if o.get("kind") == "keep-effective":
+            return tuple(o.get("triggered") or ())
+    return ()
 
 
 def _is_keep_effective(o: dict[str, Any]) -> bool:
@@ -399,7 +377,7 @@ def show_deadlines(result: dict[str, Any], out: Any) -> None:
         if broken and _is_keep_effective(o):
             # "missed" here means not kept *continuously* (RRA §2(a)(iii)): say how, in the
             # words of the obligations view (which shows it violated, cured, discharged)
-            what += f"; {broken}"
+            what += f"; interrupted by {'; '.join(broken)}"
         table.add_row(o["due"], status(o["status"]), plain(what), plain(o["clause"]), done)
     out.print(table)
 

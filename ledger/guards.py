@@ -26,7 +26,7 @@ from datetime import date
 from decimal import Decimal
 from typing import Any, Callable, Sequence
 
-from .dayorder import LETTER_DAY_ORDER, in_effect_key
+from .dayorder import LETTER_DAY_ORDER
 from .errors import DuplicateKey, RuleViolation
 from .events import kind_of_type
 
@@ -408,7 +408,7 @@ def check(state: dict[str, Any], record: dict[str, Any], batch: Batch | None = N
                                     "(a new DealOpened) first", field="deal",
                                     rule=RETRACTION_RULE)
             raise RuleViolation(f"deal {deal} was never opened (append its DealOpened first)",
-                                field="deal", rule="a deal begins with its DealOpened")
+                                field="deal", rule=NEVER_OPENED)
         kind = kind_of_type(t)
         if kind is not None and kind != state["kind"]:
             raise RuleViolation(f"{t} is an event of a {kind} deal, and {deal} is a "
@@ -479,6 +479,8 @@ HOLDER_FIELDS: dict[str, tuple[str, ...]] = {
     "NotesConverted": ("holder",),
     "NotesRetired": ("holder",),
 }
+# the rule named when an event's deal was never opened (the CLI adds the closest names)
+NEVER_OPENED = "a deal begins with its DealOpened"
 # where a refusal about retractions sends the user (the event format, shown by the CLI)
 RETRACTION_RULE = "retractions: deal-ledger types EventRetracted"
 CLAUSE_HOLDER = "RRA §1 Holder"

@@ -29,6 +29,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from .chainhead import CHAIN_ID
+from .seqorder import SeqOrder
 from .errors import InvalidEvent, StoreError, UsageError
 from .stable import StableView, stable_view
 
@@ -170,15 +171,12 @@ def _in_seq_order(view: StableView, position: int, expected: int, skip_to: int =
     record at or before seq ``skip_to``, or plainly of none of ``types``, is not
     decoded: ``None`` stands for it."""
     needles = tuple(f'"type":"{t}"'.encode() for t in types)
-    early: list[tuple[int, int, Any]] = []
+    order = SeqOrder(expected)
     while page := _rows_after(view, position, PAGE):
         for row in page:
             position = row["position"]
             if view._convert(row["originator_id"]) == CHAIN_ID:
-                while early:  # a batch is closed: what is still held goes out in order
-                    seq, _, record = heapq.heappop(early)
-                    expected = max(expected, seq + 1)
-                    yield record
+                yield from order.drain()  # a batch is closed: what is held goes out
                 continue
             state = bytes(row["state"])
             seq = _skipped(state, skip_to, needles)
@@ -187,19 +185,8 @@ def _in_seq_order(view: StableView, position: int, expected: int, skip_to: int =
             else:
                 record = _record(state, position)
                 seq = record.get("seq")
-            if not isinstance(seq, int) or seq < expected:
-                yield record  # altered or repeated: as it stands (``verify`` names it)
-                continue
-            if seq == expected and not early:
-                expected += 1
-                yield record
-                continue
-            heapq.heappush(early, (seq, position, record))
-            while early and early[0][0] == expected:
-                expected += 1
-                yield heapq.heappop(early)[2]
-    while early:
-        yield heapq.heappop(early)[2]
+            yield from order.put(seq, position, record)
+    yield from order.drain()
 
 
 def _stream(view: StableView, deal: str) -> Iterator[dict[str, Any]]:

@@ -41,7 +41,6 @@ from __future__ import annotations
 import functools
 import gc
 import hashlib
-import heapq
 import json
 import os
 import random
@@ -65,6 +64,7 @@ from .connection import (RETRY_SECONDS, cannot_write, check_sqlite_header, creat
 from .errors import LedgerBusy, LedgerError, StoreError
 from .locks import AdvisoryLock, FileLock
 from .events import Event, NewEvent, format_timestamp, parse_timestamp
+from .seqorder import SeqOrder
 from .upcasting import VERSION_FIELD, current_version, upcast
 
 SNAPSHOT_INTERVAL = 100
@@ -551,25 +551,10 @@ class Ledger:
         The log holds events in seq order; ledgers written before appends kept to that
         may hold one deal's lines of an interleaved batch before another's. Those are put
         back in seq order here, holding only the events that arrived early."""
-        early: list[tuple[int, int, dict[str, Any]]] = []
-        expected: int | None = None
+        order = SeqOrder()
         for nid, record in self.notifications(start=start):
-            seq = record.get("seq")
-            if not isinstance(seq, int) or (expected is not None and seq < expected):
-                yield record  # altered or repeated: as it stands (``verify`` names it)
-                continue
-            if expected is None:
-                expected = seq
-            if seq == expected and not early:
-                expected += 1
-                yield record
-                continue
-            heapq.heappush(early, (seq, nid, record))
-            while early and early[0][0] == expected:
-                expected += 1
-                yield heapq.heappop(early)[2]
-        while early:
-            yield heapq.heappop(early)[2]
+            yield from order.put(record.get("seq"), nid, record)
+        yield from order.drain()
 
     def notifications(self, *, start: int = 0) -> Iterator[tuple[int, dict[str, Any]]]:
         """``(notification id, record)`` in log order, streamed page by page."""

@@ -106,23 +106,27 @@ def csv_safe(text: str) -> str:
 BOM = b"\xef\xbb\xbf"
 
 
-def _csv(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> bytes:
-    def cell(value: Any) -> Any:
-        if value is None:
-            return ""
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        if isinstance(value, (list, tuple)):
-            return csv_safe(" ".join(str(v) for v in value))
-        if isinstance(value, str):
-            return csv_safe(value)
-        return value
+def csv_cell(value: Any) -> Any:
+    """One cell of the pack's CSVs: exact, never a Python repr, never a formula; a list
+    (event ids) joined with spaces. Sealed in packs: ``verify --pack`` recomputes these
+    bytes, so this must not change."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return csv_safe(" ".join(str(v) for v in value))
+    if isinstance(value, str):
+        return csv_safe(value)
+    return value
 
+
+def _csv(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> bytes:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(columns)
     for row in rows:
-        writer.writerow([cell(row.get(c)) for c in columns])
+        writer.writerow([csv_cell(row.get(c)) for c in columns])
     # UTF-8 with a byte order mark: without it a spreadsheet takes the file for its
     # locale's code page and shows "Benak\u00e9" and "\u00a7" as mojibake
     return BOM + buf.getvalue().encode("utf-8")

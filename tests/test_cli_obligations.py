@@ -64,26 +64,33 @@ def test_deadlines_and_obligations_tell_the_same_story_of_the_effectiveness_peri
     #   (iii) stop order 2005-06-01 not cured in 5 Business Days, usable again 2005-06-15;
     #   (iv)(B) suspension 2005-08-01 to 2005-09-20 takes the 360-day total past 90.
     # So both are right in their own words ("missed": not kept continuously; "discharged":
-    # the duty ended with the period, after cured violations); both now say how.
-    story = ("interrupted by Registration Defaults (iv)(A) (cured 2005-04-20), (iii) (cured "
-             "2005-06-15), (iv)(B) (cured 2005-09-20)")
+    # the duty ended with the period, after cured violations); both now say how, with the
+    # accrual of each default (from the day after its default date, to its cure, exclusive):
+    #   (iv)(A): 45th day 2005-03-01 + 44 = 2005-04-14, accrues 2005-04-15 to 2005-04-20;
+    #   (iii): 5 Business Days after Wed 2005-06-01 = Wed 06-08, accrues 06-09 to 06-15;
+    #   (iv)(B): 50 days + 40 from 2005-08-01: 90th day 08-01 + 39 = 09-09, accrues 09-10
+    #   to 09-20.
+    story = ("Registration Default (iv)(A) (RRA §3(a)(iv)(A)): Additional Interest from "
+             "2005-04-15 to 2005-04-20; Registration Default (iii) (RRA §3(a)(iii)): "
+             "Additional Interest from 2005-06-09 to 2005-06-15; Registration Default (iv)(B) "
+             "(RRA §3(a)(iv)(B)): Additional Interest from 2005-09-10 to 2005-09-20")
 
-    def cells(*args: str) -> list[list[str]]:   # one line per row at 400 columns
-        res = CliRunner().invoke(cli, [*args, "--db", demo], env={"COLUMNS": "400"})
+    def cells(*args: str) -> list[list[str]]:   # one line per row at 1000 columns
+        res = CliRunner().invoke(cli, [*args, "--db", demo], env={"COLUMNS": "1000"})
         return [[c.strip() for c in line.split("│")[1:-1]]
                 for line in ok(res).splitlines() if line.startswith("│")]
 
     [keep] = [r for r in cells("deadlines", RRA, "--as-of", "2007-12-31") if "keep" in r[2]]
     assert keep == ["2006-11-15", "missed", "keep the Shelf Registration Statement effective "
-                    f"to the end of the Effectiveness Period; {story}; period ended 2006-11-15",
+                    f"to the end of the Effectiveness Period; interrupted by {story}",
                     "RRA §2(a)(iii)(x)", "—"]
     [keep] = [r for r in cells("obligations", RRA, "--as-of", "2007-12-31") if "keep" in r[3]]
     assert keep[:3] == ["2006-11-15", "discharged", "2006-11-15"]
     assert keep[5] == ("the end of the Effectiveness Period (2004-11-15 + 2 years = "
-                       f"2006-11-15); before that, {story}")
+                       f"2006-11-15); {story}")
     # before the period ends: no "period ended"; the JSON is the report's, unchanged
     [keep] = [r for r in cells("deadlines", RRA, "--as-of", "2006-01-01") if "keep" in r[2]]
-    assert keep[1] == "open" and keep[2].endswith(f"; {story}")
+    assert keep[1] == "open" and keep[2].endswith(f"; interrupted by {story}")
     report = json.loads(ok(run("report", RRA, "--db", demo, "--as-of", "2007-12-31", "--json")))
     [keep] = [o for o in report["deadlines"] if o["clause"].startswith("RRA §2(a)(iii)")]
     assert keep["status"] == "missed" and "interrupted" not in keep["obligation"]

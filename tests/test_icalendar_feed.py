@@ -5,7 +5,6 @@ Veterans Day 2004-11-11, Thanksgiving 2004-11-25."""
 
 from __future__ import annotations
 
-import json
 from datetime import date, datetime, timezone
 
 from icalendar import Calendar
@@ -13,7 +12,7 @@ from icalendar import Calendar
 from publishing.icalendar_feed import feed
 from tests.cli_support import ok, refused, run
 from tests.support import build, d, ev, opened
-from tests.test_agenda import deal_a, deal_b
+from tests.test_agenda import _ledger
 
 LEHMAN = "Lehman Brothers Inc."
 
@@ -26,14 +25,6 @@ def events_of(data: bytes) -> dict[str, object]:
         assert uid not in out, uid
         out[uid] = v
     return out
-
-
-def _ledger(tmp_path):
-    db = str(tmp_path / "l.db")
-    for deal, objs in (("a", deal_a()[1:]), ("b", deal_b()[1:])):
-        ok(run("init", deal, "--template", "infocrossing-rra-2004", "--db", db))
-        ok(run("append", "--db", db, input="".join(json.dumps(o) + "\n" for o in objs)))
-    return db
 
 
 def test_round_trip_with_alarms_business_days_before(tmp_path):

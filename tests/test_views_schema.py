@@ -26,23 +26,12 @@ from ledger.store import Ledger
 from publishing import readmodels, viewworkers
 from publishing.demo import AS_OF, build_demo
 from tests.support import ev, opened
-from tests.test_views import append, dump, rows, views
+from tests.test_views import dump, example_one, rows, views  # noqa: F401 (example_one: a fixture)
 
 LONG = bool(os.environ.get("DEAL_LEDGER_LONG"))
 PUBLIC = {"events", "deals", "defaults", "suspension_periods", "payments", "deadlines",
           "true_ups", "obligations"}
 INTERNAL = {"_tracking", "_meta", "_dirty"}
-
-
-@pytest.fixture
-def example_one(sqlite_url):
-    append(sqlite_url, [
-        opened("ex1"),
-        ev("NotesIssued", "2004-06-30", deal="ex1", holder="Lehman Brothers Inc.",
-           principal="60000000"),
-        ev("ShelfFiled", "2004-07-13", deal="ex1"),
-        ev("ShelfEffective", "2004-11-15", deal="ex1")])
-    return sqlite_url
 
 
 def tables(out: Path) -> set[str]:
