@@ -229,6 +229,10 @@ def views(ledger: Any, out: str, *, as_of: date, rebuild: bool = False,
     file. One run at a time per file. ``on_progress(stage, n, total)`` is told of each
     page read and each batch of deals written; ``workers`` (default: one per core) is the
     size of the process pool that computes the reports of many deals."""
+    if not out.strip() or out == ":memory:" or out.startswith("file:"):
+        # SQLite takes these for a temporary or in-memory database (or a URI): the views
+        # would vanish, and the workers would each open another one
+        raise UsageError(f"give the views file's path, not {out!r}", field="--out")
     with FileLock(out + ".lock"):
         older = _check_out_file(out, ledger.url)
         if older:

@@ -416,6 +416,9 @@ def test_bad_input_is_one_line_naming_the_field(example_one, tmp_path):
         (("--out", str(stranger)), "--out"),
         (("--out", str(tmp_path / "no" / "such" / "views.db")), "--out"),
         (("--out", str(tmp_path / "v.db"), "--as-of", "2005-13-01"), "--as-of"),
+        # SQLite's names for a temporary or in-memory database (found by test_fuzz)
+        (("--out", ""), "--out"),
+        (("--out", ":memory:"), "--out"),
     ]
     for args, field in cases:
         result = run("views", "--db", example_one, *args)
