@@ -402,6 +402,12 @@ class Ledger:
         self._direct = (type(mapper.transcoder) is JSONTranscoder
                         and not mapper.compressor and not mapper.cipher)
 
+    def stored_records(self, stored: Sequence[Any]) -> list[dict[str, Any]]:
+        """The records of stored events read through the library's recorder (its
+        notifications, or a stream's rows), decoded as a deal's are (``_records_of``:
+        plain JSON in one call of the C decoder where the library writes it)."""
+        return self._records_of(stored)
+
     def _open(self, env: dict[str, str], *, probe: bool) -> LedgerApp:
         """The library's application on ``env``; with ``probe``, check the event table
         is there (a reader must not create one)."""

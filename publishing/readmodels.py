@@ -355,14 +355,15 @@ def _reset(models: ReadModels, app_name: str) -> None:
 def _pages_here(ledger: Any, position: int, stop: int, page: int,
                 as_of: str) -> Iterator[tuple[int, Page]]:
     """(the range's end, its page) read and decoded in this process, page by page."""
-    recorder, mapper = ledger.app.recorder, ledger.app.mapper
+    recorder = ledger.app.recorder
     while position < stop:
         notifications = recorder.select_notifications(
             start=position, limit=page, stop=stop, topics=ledger._topics,
             inclusive_of_start=False)
         if not notifications:
             return
-        decoded = viewworkers.decode_page(notifications, mapper.to_domain_event, as_of)
+        decoded = viewworkers.decode_page(notifications, ledger.stored_records(notifications),
+                                          as_of)
         position = decoded[3]
         yield position, decoded
 

@@ -13,7 +13,7 @@ import os
 import sqlite3
 from contextlib import contextmanager
 from datetime import date
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from ledger.errors import LedgerError
 
@@ -38,15 +38,17 @@ def counts_as_of(record: Mapping[str, Any], as_of: str) -> bool:
 Page = tuple[list[tuple], list[str], dict[str, list[int]], int]
 
 
-def decode_page(notifications: Sequence[Any], decode: Callable[[Any], Any],
-                 as_of: str) -> Page:
+def decode_page(notifications: Sequence[Any], records: Sequence[Mapping[str, Any]],
+                as_of: str) -> Page:
+    """The page's ``events`` rows from its notifications and their records
+    (``Ledger.stored_records``)."""
     dumps = _DUMPS
     rows = []
     dirty: dict[str, None] = {}
     later: dict[str, list[int]] = {}
-    for n in notifications:
-        r = decode(n).record
-        extra = r.keys() - _RECORD_FIELDS
+    fields = len(_RECORD_FIELDS)
+    for n, r in zip(notifications, records, strict=True):
+        extra = len(r) > fields - 3 and r.keys() - _RECORD_FIELDS  # source, key, v optional
         rows.append((r["seq"], n.id, r["id"], r["deal"], r["type"], r["date"],
                      dumps(r["data"]), r.get("source"), r.get("key"), r.get("v"),
                      r["recorded_at"], r["recorded_by"], r["prev_hash"], r["hash"],
@@ -137,7 +139,7 @@ def worker_page(a: int, b: int, as_of: str) -> Page:
     """In a worker: the events among notifications ``(a, b]``, decoded."""
     notifications = _ledger.app.recorder.select_notifications(
         start=a, limit=b - a, stop=b, topics=_ledger._topics, inclusive_of_start=False)
-    return decode_page(notifications, _ledger.app.mapper.to_domain_event, as_of)
+    return decode_page(notifications, _ledger.stored_records(notifications), as_of)
 
 
 def _open_reader(path: str) -> None:

@@ -185,6 +185,28 @@ def test_the_log_is_read_page_by_page(tmp_path, monkeypatch):
     assert [start for start, _ in pages] == sorted(start for start, _ in pages)
 
 
+def test_the_log_read_as_plain_json_and_through_the_librarys_mapper_agree(tmp_path):
+    """Issue 17: the views decode the log's stored states as plain JSON (one call of the C
+    decoder per page, ``Ledger.stored_records``); a ledger whose library is configured with
+    a compressor or a cipher goes through the library's mapper. Both give the same file,
+    an event's ``extra`` stored fields included."""
+    from publishing import readmodels
+
+    db = str(tmp_path / "demo.db")
+    build_demo(db)
+    outs = []
+    for direct in (True, False):
+        out = tmp_path / f"v-{direct}.db"
+        with Ledger(db, create=False) as ledger:
+            ledger._direct = direct
+            readmodels.views(ledger, str(out), as_of=date(2007, 12, 31), page=7)
+        outs.append(dump(out))
+    assert outs[0] == outs[1]
+    assert len(outs[0]["events"]) == 58
+    # every stored record carries deal_prev (the deal's own chain), kept as extra
+    assert all(json.loads(row[14]).keys() == {"deal_prev"} for row in outs[0]["events"])
+
+
 # -------------------------------------------------------------- incremental = rebuild
 
 
