@@ -333,7 +333,11 @@ LATE_INDEXES = (('CREATE INDEX IF NOT EXISTS "events_by_deal" ON "events" ("deal
                 ('CREATE UNIQUE INDEX IF NOT EXISTS "events_by_id" ON "events" ("id")',
                  "events_by_id"),
                 ('CREATE INDEX IF NOT EXISTS "events_by_type" ON "events" ("type")',
-                 "events_by_type"))
+                 "events_by_type"),
+                # the few retracted events, by deal: recomputing a deal clears its marks
+                # without visiting each of its events (3 ms a 1,000-event deal without it)
+                ('CREATE INDEX IF NOT EXISTS "events_retracted" ON "events" ("deal") '
+                 'WHERE "retracted" = 1', "events_retracted"))
 
 
 def schedule_rows(report: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:

@@ -207,6 +207,21 @@ def test_the_log_read_as_plain_json_and_through_the_librarys_mapper_agree(tmp_pa
     assert all(json.loads(row[14]).keys() == {"deal_prev"} for row in outs[0]["events"])
 
 
+def test_clearing_a_deals_retraction_marks_does_not_visit_its_events(example_one, tmp_path):
+    """Issue 17: a recomputed deal's ``retracted`` marks are cleared through a partial
+    index of the retracted events, not by visiting each of the deal's events (3 ms a
+    1,000-event deal, 3 s over 1,000 deals)."""
+    out = tmp_path / "v.db"
+    views(example_one, out, "--as-of", "2005-12-31")
+    conn = sqlite3.connect(out)
+    try:
+        plan = conn.execute("EXPLAIN QUERY PLAN UPDATE events SET retracted = 0 "
+                            "WHERE deal = ? AND retracted = 1", ("ex1",)).fetchall()
+    finally:
+        conn.close()
+    assert "USING INDEX events_retracted" in " ".join(str(step[-1]) for step in plan)
+
+
 # -------------------------------------------------------------- incremental = rebuild
 
 
