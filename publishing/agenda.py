@@ -41,12 +41,21 @@ def window_end(start: date, days: int | None, business_days: int | None, calenda
 
 def deal_histories(ledger: Any, deals: Iterable[str] | None = None) -> dict[str, list[Event]]:
     """Every deal's events, read in one pass over the log (``deals``: only those)."""
+    return {deal: [Event.from_record(r) for r in records]
+            for deal, records in deal_record_lists(ledger, deals).items()}
+
+
+def deal_record_lists(ledger: Any, deals: Iterable[str] | None = None
+                      ) -> dict[str, list[dict[str, Any]]]:
+    """Every deal's stored records, read in one pass over the log (``deals``: only
+    those): ``compute_entries(..., records=True)`` reads them as events where each deal
+    is computed, in the worker processes when there are many."""
     wanted = set(deals) if deals else None
-    out: dict[str, list[Event]] = {}
+    out: dict[str, list[dict[str, Any]]] = {}
     for record in ledger.records():
         deal = record.get("deal")
         if wanted is None or deal in wanted:
-            out.setdefault(deal, []).append(Event.from_record(record))
+            out.setdefault(deal, []).append(record)
     return out
 
 
@@ -248,11 +257,11 @@ def agenda(ledger: Any, *, deals: Iterable[str] | None = None, cache: str | None
 
         per_deal = cached_lines(ledger, cache, options)
     else:
-        per_deal = compute_entries(deal_histories(ledger, deals), options)
+        per_deal = compute_entries(deal_record_lists(ledger, deals), options, records=True)
     wanted = set(deals or ())
     missing = sorted(wanted - set(per_deal))
     if missing:
-        known = ", ".join(sorted(per_deal if cache is not None else deal_histories(ledger)))
+        known = ", ".join(sorted(per_deal if cache is not None else deal_record_lists(ledger)))
         raise UsageError(f"no deal {missing[0]!r} in the ledger; known: {known or 'none'}",
                          field="--deal")
     if wanted:
