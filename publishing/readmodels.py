@@ -354,18 +354,12 @@ def _reset(models: ReadModels, app_name: str) -> None:
 
 def _pages_here(ledger: Any, position: int, stop: int, page: int,
                 as_of: str) -> Iterator[tuple[int, Page]]:
-    """(the range's end, its page) read and decoded in this process, page by page."""
-    recorder = ledger.app.recorder
+    """(the range's end, its page) read and decoded in this process, ``page``
+    notification ids at a time."""
     while position < stop:
-        notifications = recorder.select_notifications(
-            start=position, limit=page, stop=stop, topics=ledger._topics,
-            inclusive_of_start=False)
-        if not notifications:
-            return
-        decoded = viewworkers.decode_page(notifications, ledger.stored_records(notifications),
-                                          as_of)
-        position = decoded[3]
-        yield position, decoded
+        end = min(position + page, stop)
+        yield end, viewworkers.decode_page(ledger.log_records(position, end), as_of)
+        position = end
 
 
 def _pages_pooled(pool: Any, workers: int, position: int, stop: int, page: int,

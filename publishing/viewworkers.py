@@ -39,18 +39,17 @@ def counts_as_of(record: Mapping[str, Any], as_of: str) -> bool:
 Page = tuple[list[tuple], list[str], dict[str, list[int]], int]
 
 
-def decode_page(notifications: Sequence[Any], records: Sequence[Mapping[str, Any]],
-                as_of: str) -> Page:
-    """The page's ``events`` rows from its notifications and their records
-    (``Ledger.stored_records``)."""
+def decode_page(found: Sequence[tuple[int, Mapping[str, Any]]], as_of: str) -> Page:
+    """The page's ``events`` rows from its ``(notification id, record)`` pairs
+    (``Ledger.log_records``)."""
     dumps = _DUMPS
     rows = []
     dirty: dict[str, None] = {}
     later: dict[str, list[int]] = {}
     fields = len(_RECORD_FIELDS)
-    for n, r in zip(notifications, records, strict=True):
+    for nid, r in found:
         extra = len(r) > fields - 3 and r.keys() - _RECORD_FIELDS  # source, key, v optional
-        rows.append((r["seq"], n.id, r["id"], r["deal"], r["type"], r["date"],
+        rows.append((r["seq"], nid, r["id"], r["deal"], r["type"], r["date"],
                      dumps(r["data"]), r.get("source"), r.get("key"), r.get("v"),
                      r["recorded_at"], r["recorded_by"], r["prev_hash"], r["hash"],
                      dumps({k: r[k] for k in sorted(extra)}) if extra else None, 0))
@@ -60,7 +59,7 @@ def decode_page(notifications: Sequence[Any], records: Sequence[Mapping[str, Any
             tally = later.setdefault(r["deal"], [0, 0])
             tally[0] += 1
             tally[1] = r["seq"]
-    return rows, list(dirty), later, (notifications[-1].id if notifications else 0)
+    return rows, list(dirty), later, (found[-1][0] if found else 0)
 
 
 _DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
@@ -138,9 +137,7 @@ def _worker_start(path: str, ledger_url: str | None, parent: int) -> None:
 
 def worker_page(a: int, b: int, as_of: str) -> Page:
     """In a worker: the events among notifications ``(a, b]``, decoded."""
-    notifications = _ledger.app.recorder.select_notifications(
-        start=a, limit=b - a, stop=b, topics=_ledger._topics, inclusive_of_start=False)
-    return decode_page(notifications, _ledger.stored_records(notifications), as_of)
+    return decode_page(_ledger.log_records(a, b), as_of)
 
 
 def _open_reader(path: str) -> None:
