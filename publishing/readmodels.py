@@ -333,11 +333,20 @@ def _views(ledger: Any, models: ReadModels, *, as_of: date, rebuild: bool, page:
         result.position, result.events, result.seq = _stream(
             ledger, models, app_name, position, result.seq, page, as_of.isoformat(),
             on_progress, pool, workers)
+    # a deal's rows are read by its index, made first; the others are made while the
+    # first deals are computed (after a rebuild they take seconds, and the workers only
+    # read committed rows)
+    deal_index, *other_indexes = LATE_INDEXES
     with models.transaction() as c:
-        for sql, _name in LATE_INDEXES:
-            c.execute(sql)
+        c.execute(deal_index[0])
+
+    def make_other_indexes() -> None:
+        with models.transaction() as c:
+            for sql, _name in other_indexes:
+                c.execute(sql)
+
     result.deals, result.errors = _recompute(models, as_of, result.seq, deals_per_commit,
-                                             on_progress, workers)
+                                             on_progress, workers, make_other_indexes)
     return result
 
 
@@ -416,15 +425,18 @@ def _stream(ledger: Any, models: ReadModels, app_name: str, position: int, seq: 
 # ------------------------------------------------------------- recomputing deals
 
 def _recompute(models: ReadModels, as_of: date, last_seq: int, per_commit: int,
-               on_progress: Progress, workers: int) -> tuple[int, dict[str, str]]:
+               on_progress: Progress, workers: int,
+               meanwhile: Callable[[], None]) -> tuple[int, dict[str, str]]:
     """Each dirty deal's report, once, from its events up to ``last_seq``; its rows
     replaced in the transaction that takes it off ``_dirty``. Many deals: a pool of
-    ``workers`` processes computes, this process writes, in the order of the deals."""
+    ``workers`` processes computes, this process writes, in the order of the deals.
+    ``meanwhile`` is done here once the first deals are being computed."""
     dirty = [d for (d,) in models.query("SELECT deal FROM _dirty ORDER BY deal")]
     batches = [dirty[i:i + per_commit] for i in range(0, len(dirty), per_commit)]
     errors: dict[str, str] = {}
     done = 0
-    for computed in viewworkers.computed_batches(models.path, batches, as_of, last_seq, workers):
+    for computed in viewworkers.computed_batches(models.path, batches, as_of, last_seq, workers,
+                                                 meanwhile):
         with models.transaction() as c:
             for deal, tables, summary, retracted, error in computed:
                 for table in (*DEAL_TABLES, DEALS, DIRTY):

@@ -13,7 +13,7 @@ import os
 import sqlite3
 from contextlib import contextmanager
 from datetime import date
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from ledger.errors import LedgerError
 
@@ -71,10 +71,14 @@ Computed = tuple[str, dict[str, list[tuple]], "tuple | None", list[int], "str | 
 
 
 def computed_batches(path: str, batches: list[list[str]], as_of: date, last_seq: int,
-                      workers: int) -> Iterator[list[Computed]]:
-    """The batches computed, in order: here when few, else by a process pool."""
+                     workers: int, meanwhile: Callable[[], None] = lambda: None
+                     ) -> Iterator[list[Computed]]:
+    """The batches computed, in order: here when few, else by a process pool.
+    ``meanwhile()`` is called once, before the first batch is handed back (with a pool,
+    while the workers compute the first batches)."""
     deals = sum(len(b) for b in batches)
     if workers <= 1 or deals < POOL_MIN_DEALS:
+        meanwhile()
         _open_reader(path)
         try:
             for batch in batches:
@@ -85,10 +89,16 @@ def computed_batches(path: str, batches: list[list[str]], as_of: date, last_seq:
     with worker_pool(path, None, min(workers, len(batches))) as pool:
         # at most a few batches ahead of the writer: results never pile up in memory
         pending = []
+        waited = False
         for batch in batches:
             pending.append(pool.submit(_compute_batch, batch, as_of, last_seq))
             if len(pending) >= 2 * workers:
+                if not waited:
+                    meanwhile()
+                    waited = True
                 yield pending.pop(0).result()
+        if not waited:
+            meanwhile()
         for future in pending:
             yield future.result()
 
