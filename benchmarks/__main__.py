@@ -52,11 +52,13 @@ SIZES: dict[str, dict[str, int]] = {
     "full": {"append_deals": 100, "append_per": 1000, "small": 10, "big": 10_000,
              "holders": 1000, "record_reps": 7, "report_reps": 7, "whatif_reps": 5,
              "log_deals": 1000, "log_per": 1000, "log_batch_deals": 100,
-             "pg_log_deals": 100, "new": 1000, "new_deals": 10, "help_reps": 5},
+             "pg_log_deals": 100, "new": 1000, "new_deals": 10, "help_reps": 5,
+             "agenda_deals": 1000, "agenda_reps": 5},
     "quick": {"append_deals": 20, "append_per": 100, "small": 10, "big": 500,
               "holders": 100, "record_reps": 3, "report_reps": 3, "whatif_reps": 2,
               "log_deals": 20, "log_per": 100, "log_batch_deals": 20,
-              "pg_log_deals": 20, "new": 100, "new_deals": 2, "help_reps": 2},
+              "pg_log_deals": 20, "new": 100, "new_deals": 2, "help_reps": 2,
+              "agenda_deals": 40, "agenda_reps": 2},
 }
 
 
@@ -105,6 +107,10 @@ SPECS: dict[str, Spec] = {
                               Target("<=", 2.0, "<= 2 s", absolute=True)),
     "views-incremental-wide": Spec("views after new events, every deal (command)", "time",
                                    None, Target("<=", 5.0, "<= 5 s", absolute=True)),
+    "agenda": Spec("agenda, every deal (command, from the store)", "time", None,
+                   Target("<=", 1.0, "<= 1 s", absolute=True)),
+    "agenda-daily": Spec("agenda --cache, the next day (command)", "time", None,
+                         Target("<=", 1.0, "<= 1 s", absolute=True)),
 }
 
 
@@ -274,6 +280,15 @@ def run_backend(runner: Runner, backend: str, pg: PgDatabases | None) -> None:
         except PrepareFailed as err:
             runner.failed(backend, ["report-big", "report-holders", "amounts-holders", "whatif",
                                     "record-small", "record-big"], str(err))
+
+    if "agenda" in groups and backend == "sqlite":
+        cached = cached_sqlite(runner, f"agenda-{s['agenda_deals']}", "prepare-agenda",
+                               {"deals": s["agenda_deals"]})
+        sizes = {i: f"{s['agenda_deals']:,} deals (demo copies)" for i in ("agenda", "agenda-daily")}
+        runner.job(backend, "agenda", {"url": work_copy(runner, cached, "agenda.db"),
+                                       "cache": str(runner.work / "agenda.json"),
+                                       "reps": s["agenda_reps"]},
+                   ["agenda", "agenda-daily"], sizes)
 
     if "views" in groups:
         try:
@@ -497,8 +512,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", default=os.environ.get("DEAL_LEDGER_BENCH_CACHE") or str(
         Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "deal-ledger-bench"),
         help="where generated ledgers are kept between runs ($DEAL_LEDGER_BENCH_CACHE)")
-    ap.add_argument("--only", default="help,append,record,report,whatif,views",
-                    help="comma-separated groups: help, append, record, report, whatif, views")
+    ap.add_argument("--only", default="help,append,record,report,whatif,views,agenda",
+                    help="comma-separated groups: help, append, record, report, whatif, "
+                         "views, agenda")
     ap.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     args = ap.parse_args(argv)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -537,6 +538,57 @@ def case_help(p: dict[str, Any]) -> list[Row]:
              else "imports none of eventsourcing, pydantic, holidays"}]
 
 
+def prepare_agenda(p: dict[str, Any]) -> list[Row]:
+    """``deals`` deals, each a copy of one of the demo's two histories under its own name
+    (half Registration Rights, half Letter), as ``python -m benchmarks.agenda`` builds."""
+    from .agenda import build_ledger
+
+    remove_sqlite(p["url"])
+    start = time.perf_counter()
+    build_ledger(p["url"], p["deals"])
+    checkpoint(p["url"])
+    return [{"id": "prepare-agenda", "seconds": time.perf_counter() - start, "events": None}]
+
+
+AGENDA_DAY, AGENDA_NEXT = "2005-10-01", "2005-10-02"
+
+
+def case_agenda(p: dict[str, Any]) -> list[Row]:
+    """``deal-ledger agenda`` over every deal, in a cold process (median of ``reps``):
+    computed from the store; then with ``--cache``, a daily run (the next day, nothing
+    recorded since), each from a copy of the cache the first day's run left."""
+    url, cache = p["url"], p["cache"]
+    base = ["agenda", "--db", url, "--days", "90", "--json"]
+    runs = [run_cli([*base, "--as-of", AGENDA_DAY], check=False) for _ in range(p["reps"])]
+    for _, done in runs:
+        if done.returncode not in (0, 1):   # 1: something is overdue
+            return [{"id": "agenda", "status": "error",
+                     "message": f"exit {done.returncode}: {done.stderr.strip()[:200]}"}]
+    spent = statistics.median(t for t, _ in runs)
+    cpu = statistics.median(d.cpu for _, d in runs)
+    deals = len(json.loads(runs[-1][1].stdout)["deals"])
+    rows: list[Row] = [{"id": "agenda", "seconds": spent, "events": None,
+                        "peak_kib": max(d.peak_kib for _, d in runs),
+                        "message": f"{deals:,} deals; CPU {cpu:.2f} s (workers included)"}]
+    run_cli([*base, "--as-of", AGENDA_DAY, "--cache", cache], check=False)
+    daily = []
+    for _ in range(p["reps"]):
+        for suffix in ("", ".records"):
+            if os.path.exists(cache + suffix):
+                shutil.copyfile(cache + suffix, cache + ".day" + suffix)
+        daily.append(run_cli([*base, "--as-of", AGENDA_NEXT, "--cache", cache + ".day"],
+                             check=False))
+    plain = run_cli([*base, "--as-of", AGENDA_NEXT], check=False)[1].stdout
+    same = daily[-1][1].stdout == plain
+    rows.append({"id": "agenda-daily", "seconds": statistics.median(t for t, _ in daily),
+                 "events": None, "peak_kib": max(d.peak_kib for _, d in daily),
+                 "status": "ok" if same else "error",
+                 "message": ("the next day, nothing recorded since; CPU "
+                             f"{statistics.median(d.cpu for _, d in daily):.2f} s")
+                 if same else "the cached agenda differs from the one computed afresh"})
+    return rows
+
+
 def append_late(p: dict[str, Any]) -> list[Row]:
     """``new`` late events over ``deals`` deals appended to the ledger (``late_events``)."""
     append_objs(p["url"], data.late_events(p["deals"], p["new"]), p["new"])
@@ -545,6 +597,8 @@ def append_late(p: dict[str, Any]) -> list[Row]:
 
 JOBS: dict[str, Callable[[dict[str, Any]], list[Row]]] = {
     "append-late": append_late,
+    "prepare-agenda": prepare_agenda,
+    "agenda": case_agenda,
     "prepare-deals": prepare_deals,
     "prepare-log": prepare_log,
     "sqlite-insert": anchor_sqlite_insert,

@@ -26,5 +26,6 @@ def test_quick_benchmarks_run_and_print_the_table(tmp_path):
                    "target", "met"):
         assert column in header, done.stdout
     assert "append JSONL batch" in done.stdout
+    assert "agenda --cache, the next day" in done.stdout
     if pg:
         assert "| postgres |" in done.stdout
