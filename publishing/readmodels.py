@@ -367,7 +367,7 @@ def _pages_here(ledger: Any, position: int, stop: int, page: int,
     notification ids at a time."""
     while position < stop:
         end = min(position + page, stop)
-        yield end, viewworkers.decode_page(ledger.log_records(position, end), as_of)
+        yield end, viewworkers.decode_page(ledger.log_range(position, end), as_of)
         position = end
 
 

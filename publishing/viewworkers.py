@@ -41,7 +41,7 @@ Page = tuple[list[tuple], list[str], dict[str, list[int]], int]
 
 def decode_page(found: Sequence[tuple[int, Mapping[str, Any]]], as_of: str) -> Page:
     """The page's ``events`` rows from its ``(notification id, record)`` pairs
-    (``Ledger.log_records``)."""
+    (``Ledger.log_range``)."""
     dumps = _DUMPS
     rows = []
     dirty: dict[str, None] = {}
@@ -147,7 +147,7 @@ def _worker_start(path: str, ledger_url: str | None, parent: int) -> None:
 
 def worker_page(a: int, b: int, as_of: str) -> Page:
     """In a worker: the events among notifications ``(a, b]``, decoded."""
-    return decode_page(_ledger.log_records(a, b), as_of)
+    return decode_page(_ledger.log_range(a, b), as_of)
 
 
 def _open_reader(path: str) -> None:

@@ -433,7 +433,7 @@ def test_a_deal_row_altered_so_it_no_longer_decodes_is_named_by_the_read(sqlite_
     assert "version 2" in str(err.value) and "verify" in str(err.value)
 
 
-def test_log_records_are_the_notifications_of_a_range(store_url, monkeypatch):
+def test_log_range_is_the_notifications_of_a_range(store_url, monkeypatch):
     # issue 17: the views read the log by ranges of notification ids, without the
     # library's notification objects on SQLite; the same (id, record) pairs as the
     # library's notifications, the chain head's rows left out, on either path
@@ -446,7 +446,7 @@ def test_log_records_are_the_notifications_of_a_range(store_url, monkeypatch):
         assert top == 6   # two batches, each with its chain head's row
         for direct in (True, False):
             monkeypatch.setattr(ledger, "_direct", direct)
-            assert ledger.log_records(0, top) == everything
-            halves = ledger.log_records(0, 3) + ledger.log_records(3, top)
+            assert ledger.log_range(0, top) == everything
+            halves = ledger.log_range(0, 3) + ledger.log_range(3, top)
             assert halves == everything
-            assert ledger.log_records(top, top + 5) == []
+            assert ledger.log_range(top, top + 5) == []

@@ -165,13 +165,13 @@ def test_the_log_is_read_page_by_page(tmp_path, monkeypatch):
     db = str(tmp_path / "demo.db")
     build_demo(db)
     calls = []
-    original = Ledger.log_records
+    original = Ledger.log_range
 
     def spy(self, after, upto):
         calls.append((after, upto))
         return original(self, after, upto)
 
-    monkeypatch.setattr(Ledger, "log_records", spy)
+    monkeypatch.setattr(Ledger, "log_range", spy)
     with Ledger(db, create=False) as ledger:
         run_ = readmodels.views(ledger, str(tmp_path / "v.db"), as_of=date(2007, 12, 31),
                                 page=10)
