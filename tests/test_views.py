@@ -183,7 +183,7 @@ def test_the_log_is_read_page_by_page(tmp_path, monkeypatch):
 
 def test_the_log_read_as_plain_json_and_through_the_librarys_mapper_agree(tmp_path):
     """Issue 17: the views decode the log's stored states as plain JSON (one call of the C
-    decoder per page, ``Ledger.stored_records``); a ledger whose library is configured with
+    decoder per page, ``Ledger.log_range``); a ledger whose library is configured with
     a compressor or a cipher goes through the library's mapper. Both give the same file,
     an event's ``extra`` stored fields included."""
     from publishing import readmodels
