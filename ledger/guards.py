@@ -323,6 +323,9 @@ def _check_period_end(state: dict[str, Any], new: list[tuple[str, Entry]],
     (y) and (z) here, across the shelf and the positions, and again whenever a position
     event or a retraction could end the period before a suspension already recorded."""
     timelines = state["timelines"]
+    if not any(name == "shelf" for name, _e in new) and not any(
+            e[3] == "SuspensionStarted" for e in timelines.get("shelf", {}).get("entries", ())):
+        return   # no Suspension Period, recorded or new: none can fall outside the period
 
     def live(name: str) -> list[Entry]:
         found = timelines.get(name, {}).get("entries", [])

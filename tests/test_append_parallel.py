@@ -1,0 +1,96 @@
+"""A large JSONL batch is checked on two cores (``ledger.jsonl._read_in_two``): the same
+events as one process reads, and the same refusal, the first bad line's, wherever the bad
+lines fall (in this process's part, in the child's, in both). The threshold is lowered
+here so that small batches take the two-process path."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from ledger import jsonl
+from ledger.errors import InvalidEvent
+from tests.support import opened
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or (os.cpu_count() or 1) < 2,
+                                reason="two processes need fork and two cores")
+
+
+def _lines(n: int) -> list[str]:
+    out = [json.dumps(opened("p"))]
+    for i in range(1, n):
+        out.append(json.dumps({"type": "NotesTransferred", "deal": "p", "date": "2005-01-03",
+                               "data": {"from_holder": f"Holder {i % 7}",
+                                        "to_holder": f"Holder {i % 5 + 7}",
+                                        "principal": f"{i}.{i % 100:02d}"},
+                               "key": f"k{i}"}))
+    return out
+
+
+def _raw(lines: list[str]) -> bytes:
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _serial(raw: bytes, monkeypatch) -> object:
+    with monkeypatch.context() as m:
+        m.setattr(jsonl, "PARALLEL_AT", 10**9)
+        try:
+            return jsonl.read_batch(raw)
+        except InvalidEvent as err:
+            return f"refused: {err}"
+
+
+def _parallel(raw: bytes, monkeypatch) -> object:
+    with monkeypatch.context() as m:
+        m.setattr(jsonl, "PARALLEL_AT", 10)
+        try:
+            return jsonl.read_batch(raw)
+        except InvalidEvent as err:
+            return f"refused: {err}"
+
+
+def test_the_same_events_as_one_process(monkeypatch):
+    raw = _raw(_lines(301))
+    serial = _serial(raw, monkeypatch)
+    assert isinstance(serial, list) and len(serial) == 301
+    assert _parallel(raw, monkeypatch) == serial
+
+
+@pytest.mark.parametrize("bad", [[3], [250], [120, 280], [40, 170]])
+def test_the_first_bad_line_is_named_wherever_it_is(monkeypatch, bad):
+    # 300 lines: this process checks lines 1-165 (MAIN_SHARE 0.55), the child 166-300
+    lines = _lines(300)
+    for number in bad:
+        lines[number - 1] = lines[number - 1].replace('"principal": "', '"principal": "-')
+    raw = _raw(lines)
+    serial = _serial(raw, monkeypatch)
+    assert serial == _parallel(raw, monkeypatch)
+    assert str(serial).startswith(f"refused: line {bad[0]}, field 'data.principal': "
+                                  "must be a positive amount")
+
+
+def test_bad_json_in_the_childs_part(monkeypatch):
+    lines = _lines(300)
+    lines[199] = lines[199][:-1]
+    raw = _raw(lines)
+    assert _parallel(raw, monkeypatch) == _serial(raw, monkeypatch)
+    assert str(_serial(raw, monkeypatch)).startswith("refused: line 200: not valid JSON at column ")
+
+
+def test_a_failing_child_leaves_the_work_to_this_process(monkeypatch):
+    def broken(lines, split):
+        raise MemoryError("the child ran out")
+
+    raw = _raw(_lines(120))
+    expected = _serial(raw, monkeypatch)
+    monkeypatch.setattr(jsonl, "_packed", broken)
+    assert _parallel(raw, monkeypatch) == expected
+
+
+def test_progress_counts_every_line(monkeypatch):
+    steps: list[int] = []
+    monkeypatch.setattr(jsonl, "PARALLEL_AT", 10)
+    jsonl.read_batch(_raw(_lines(2500)), on_progress=steps.append)
+    assert sum(steps) == 2500 and steps.count(1000) == 2
