@@ -497,7 +497,10 @@ def holds_or_held(state: dict[str, Any], holder: str) -> bool:
     if timeline is None:
         return False
     retracted = state["retracted"]
-    return any(e[3] == "+" and e[2] not in retracted for e in timeline["entries"])
+    for e in timeline["entries"]:   # (a loop: the first entry almost always answers)
+        if e[3] == "+" and e[2] not in retracted:
+            return True
+    return False
 
 
 def known_holders(state: dict[str, Any]) -> list[str]:

@@ -165,21 +165,18 @@ def _record_texts(record: dict[str, Any], who: str) -> tuple[str, str]:
     key_q = None if key is None else _quote(key)
     v, eid, seq = record[VERSION_FIELD], record["id"], record["seq"]
     stamp, prev, deal_prev = record["recorded_at"], record["prev_hash"], record["deal_prev"]
-    canonical_text = "".join((
-        '{"data":', sorted_data, ',"date":"', day, '","deal":', deal,
-        ',"deal_prev":"', deal_prev, '","id":"', eid, '",',
-        "" if key_q is None else f'"key":{key_q},',
-        '"prev_hash":"', prev, '","recorded_at":"', stamp, '","recorded_by":', who,
-        ',"seq":', str(seq), ",",
-        "" if source_q is None else f'"source":{source_q},',
-        '"type":', kind, ',"v":', str(v), "}"))
-    stored_text = "".join((
-        '{"type":', kind, ',"deal":', deal, ',"date":"', day, '","data":', plain_data,
-        "" if source_q is None else f',"source":{source_q}',
-        "" if key_q is None else f',"key":{key_q}',
-        ',"v":', str(v), ',"id":"', eid, '","seq":', str(seq), ',"recorded_at":"', stamp,
-        '","recorded_by":', who, ',"prev_hash":"', prev, '","deal_prev":"', deal_prev,
-        '","hash":"'))
+    key_c = "" if key_q is None else f'"key":{key_q},'
+    source_c = "" if source_q is None else f'"source":{source_q},'
+    canonical_text = (
+        f'{{"data":{sorted_data},"date":"{day}","deal":{deal},"deal_prev":"{deal_prev}",'
+        f'"id":"{eid}",{key_c}"prev_hash":"{prev}","recorded_at":"{stamp}",'
+        f'"recorded_by":{who},"seq":{seq},{source_c}"type":{kind},"v":{v}}}')
+    source_s = "" if source_q is None else f',"source":{source_q}'
+    key_s = "" if key_q is None else f',"key":{key_q}'
+    stored_text = (
+        f'{{"type":{kind},"deal":{deal},"date":"{day}","data":{plain_data}{source_s}{key_s},'
+        f'"v":{v},"id":"{eid}","seq":{seq},"recorded_at":"{stamp}",'
+        f'"recorded_by":{who},"prev_hash":"{prev}","deal_prev":"{deal_prev}","hash":"')
     return canonical_text, stored_text
 
 
