@@ -1,12 +1,15 @@
-"""A large JSONL batch is checked on two cores (``ledger.jsonl._read_in_two``): the same
-events as one process reads, and the same refusal, the first bad line's, wherever the bad
-lines fall (in this process's part, in the child's, in both). The threshold is lowered
-here so that small batches take the two-process path."""
+"""A large JSONL batch is checked on two cores (``ledger.jsonl._read_in_two``): this
+process takes chunks of lines from the front, a forked child from the back. Whoever takes
+which chunk, the result is the same as one process reading the batch: the same events,
+or the same refusal, the first bad line's, wherever the bad lines fall (in this
+process's chunks, in the child's, in both). The threshold and the chunks are made small
+here; slowing this process down makes the child take most of the chunks."""
 
 from __future__ import annotations
 
 import json
 import os
+import time
 
 import pytest
 
@@ -33,40 +36,64 @@ def _raw(lines: list[str]) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
+def _answer(raw: bytes) -> object:
+    try:
+        return jsonl.read_batch(raw)
+    except InvalidEvent as err:
+        return f"refused: {err}"
+
+
 def _serial(raw: bytes, monkeypatch) -> object:
     with monkeypatch.context() as m:
         m.setattr(jsonl, "PARALLEL_AT", 10**9)
-        try:
-            return jsonl.read_batch(raw)
-        except InvalidEvent as err:
-            return f"refused: {err}"
+        return _answer(raw)
 
 
-def _parallel(raw: bytes, monkeypatch) -> object:
+def _parallel(raw: bytes, monkeypatch, *, slow_here: bool = False,
+              counted: list[int] | None = None) -> object:
+    """Read on two processes, chunks of 16 lines; ``slow_here``: this process waits
+    before its first chunk, so that the child takes most of them."""
     with monkeypatch.context() as m:
         m.setattr(jsonl, "PARALLEL_AT", 10)
-        try:
-            return jsonl.read_batch(raw)
-        except InvalidEvent as err:
-            return f"refused: {err}"
+        m.setattr(jsonl, "CHUNK", 16)
+        read_lines = jsonl._read_lines
+
+        def here(lines, first, on_progress=None):
+            if counted is not None:
+                counted.append(first)
+            if slow_here and first == 1:
+                time.sleep(0.5)
+            return read_lines(lines, first, on_progress)
+
+        m.setattr(jsonl, "_read_lines", here)
+        return _answer(raw)
 
 
-def test_the_same_events_as_one_process(monkeypatch):
+@pytest.mark.parametrize("slow_here", [False, True])
+def test_the_same_events_as_one_process(monkeypatch, slow_here):
     raw = _raw(_lines(301))
     serial = _serial(raw, monkeypatch)
     assert isinstance(serial, list) and len(serial) == 301
-    assert _parallel(raw, monkeypatch) == serial
+    assert _parallel(raw, monkeypatch, slow_here=slow_here) == serial
 
 
-@pytest.mark.parametrize("bad", [[3], [250], [120, 280], [40, 170]])
-def test_the_first_bad_line_is_named_wherever_it_is(monkeypatch, bad):
-    # 300 lines: this process checks lines 1-165 (MAIN_SHARE 0.55), the child 166-300
+def test_the_child_takes_chunks_when_this_process_is_busy(monkeypatch):
+    counted: list[int] = []
+    raw = _raw(_lines(301))
+    assert _parallel(raw, monkeypatch, slow_here=True, counted=counted) == _serial(
+        raw, monkeypatch)
+    assert len(counted) < 19   # 301 lines are 19 chunks of 16: the child took some
+
+
+@pytest.mark.parametrize("slow_here", [False, True])
+@pytest.mark.parametrize("bad", [[3], [250], [120, 280], [40, 170], [17, 18], [300]])
+def test_the_first_bad_line_is_named_wherever_it_is(monkeypatch, bad, slow_here):
     lines = _lines(300)
     for number in bad:
         lines[number - 1] = lines[number - 1].replace('"principal": "', '"principal": "-')
     raw = _raw(lines)
     serial = _serial(raw, monkeypatch)
-    assert serial == _parallel(raw, monkeypatch)
+    assert serial == _parallel(raw, monkeypatch, slow_here=slow_here)
     assert str(serial).startswith(f"refused: line {bad[0]}, field 'data.principal': "
                                   "must be a positive amount")
 
@@ -75,12 +102,14 @@ def test_bad_json_in_the_childs_part(monkeypatch):
     lines = _lines(300)
     lines[199] = lines[199][:-1]
     raw = _raw(lines)
-    assert _parallel(raw, monkeypatch) == _serial(raw, monkeypatch)
-    assert str(_serial(raw, monkeypatch)).startswith("refused: line 200: not valid JSON at column ")
+    assert _parallel(raw, monkeypatch, slow_here=True) == _serial(raw, monkeypatch)
+    assert str(_serial(raw, monkeypatch)).startswith(
+        "refused: line 200: not valid JSON at column ")
 
 
 def test_a_failing_child_leaves_the_work_to_this_process(monkeypatch):
-    def broken(lines, split):
+    def broken(lines, claims):
+        claims.back()   # it took a chunk, then died
         raise MemoryError("the child ran out")
 
     raw = _raw(_lines(120))
