@@ -123,3 +123,24 @@ def test_progress_counts_every_line(monkeypatch):
     monkeypatch.setattr(jsonl, "PARALLEL_AT", 10)
     jsonl.read_batch(_raw(_lines(2500)), on_progress=steps.append)
     assert sum(steps) == 2500 and steps.count(1000) == 2
+
+
+def test_the_command_refuses_a_big_batch_in_one_line_and_writes_nothing(monkeypatch,
+                                                                        tmp_path):
+    from tests.cli_support import ok, refused_unchanged, run
+
+    monkeypatch.setattr(jsonl, "PARALLEL_AT", 10)
+    monkeypatch.setattr(jsonl, "CHUNK", 16)
+    db = str(tmp_path / "ledger.db")
+    ok(run("append", "-", "--db", db, "--user", "t", input=_raw([json.dumps(opened("p"))])))
+    lines = [json.dumps({"type": "HoldersAdvised", "deal": "p", "date": "2005-01-03",
+                         "data": {"about": f"advice {i}"}}) for i in range(1, 300)]
+    lines[249] = json.dumps({"type": "NotesIssued", "deal": "p", "date": "2005-01-03",
+                             "data": {"holder": "Holder 1", "principal": "1e3"}})
+    two = jsonl._read_in_two
+    used: list[int] = []
+    monkeypatch.setattr(jsonl, "_read_in_two", lambda lines, p: used.append(1) or two(lines, p))
+    message = refused_unchanged(db, 3, "append", "-", "--db", db, "--user", "t",
+                                input=_raw(lines))
+    assert message.startswith("error: line 250, field 'data.principal': exponent "), message
+    assert used   # it was read on two processes
