@@ -20,6 +20,7 @@ from typing import Annotated, Any, Literal, Mapping, get_args
 from pydantic import BaseModel, ConfigDict, PlainValidator, ValidationError, model_validator
 
 from .errors import InvalidEvent
+from .fastdata import checker
 from .upcasting import Upcaster, current_version, register, upcast
 from .values import (
     DATE,
@@ -426,6 +427,11 @@ def validate_data(event_type: str, data: Any, *, line: int | None = None) -> dic
     model = CATALOG[event_type]
     if not isinstance(data, dict):
         raise InvalidEvent("must be a JSON object", line=line, field="data")
+    fast = checker(model)   # the model's own checks without pydantic (ledger.fastdata)
+    if fast is not None:
+        found = fast(data)
+        if found is not None:
+            return found
     try:
         parsed = model.model_validate(data)
     except ValidationError as err:

@@ -323,6 +323,9 @@ def _check_period_end(state: dict[str, Any], new: list[tuple[str, Entry]],
     (y) and (z) here, across the shelf and the positions, and again whenever a position
     event or a retraction could end the period before a suspension already recorded."""
     timelines = state["timelines"]
+    if not any(name == "shelf" for name, _e in new) and not any(
+            e[3] == "SuspensionStarted" for e in timelines.get("shelf", {}).get("entries", ())):
+        return   # no Suspension Period, recorded or new: none can fall outside the period
 
     def live(name: str) -> list[Entry]:
         found = timelines.get(name, {}).get("entries", [])
@@ -494,7 +497,10 @@ def holds_or_held(state: dict[str, Any], holder: str) -> bool:
     if timeline is None:
         return False
     retracted = state["retracted"]
-    return any(e[3] == "+" and e[2] not in retracted for e in timeline["entries"])
+    for e in timeline["entries"]:   # (a loop: the first entry almost always answers)
+        if e[3] == "+" and e[2] not in retracted:
+            return True
+    return False
 
 
 def known_holders(state: dict[str, Any]) -> list[str]:

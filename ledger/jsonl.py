@@ -9,7 +9,11 @@ a whole-file JSON array.
 
 from __future__ import annotations
 
+import gc
 import json
+import os
+import pickle
+from datetime import date
 from decimal import Decimal
 from typing import Any, Callable
 
@@ -76,13 +80,24 @@ def read_batch(raw: bytes, on_progress: Callable[[int], None] | None = None
     if lines[0].lstrip().startswith(b"["):
         raise InvalidEvent("a JSON array is not JSON Lines: give one event object per line",
                            line=1)
+    if len(lines) >= PARALLEL_AT and _may_fork():
+        events = _read_in_two(lines, on_progress)
+    else:
+        events = _read_lines(lines, 1, on_progress)
+    if on_progress is not None and len(lines) % 1000:
+        on_progress(len(lines) % 1000)
+    return events
+
+
+def _read_lines(lines: list[bytes], first: int,
+                on_progress: Callable[[int], None] | None = None) -> list[NewEvent]:
+    """``parse_line`` of each line, numbered from ``first``; ``on_progress(1000)`` at
+    every thousandth line of the batch."""
     events = []
-    for number, line in enumerate(lines, start=1):
+    for number, line in enumerate(lines, start=first):
         events.append(parse_line(line, number))
         if on_progress is not None and number % 1000 == 0:
             on_progress(1000)
-    if on_progress is not None and len(lines) % 1000:
-        on_progress(len(lines) % 1000)
     return events
 
 
@@ -109,3 +124,150 @@ def parse_line(line: bytes, number: int) -> NewEvent:
     # \uDFFF) can make one, so a line without "\ud" or "\uD" needs no search for one.
     return parse_event(obj, line=number,
                        unicode_checked=b"\\ud" not in line and b"\\uD" not in line)
+
+
+# ------------------------------------------------------- a large batch on two cores
+
+PARALLEL_AT = 20_000   # lines from which a second process helps check the batch
+CHUNK = 1000           # lines the two processes claim at a time
+
+
+def _may_fork() -> bool:
+    """A second process is forked only where that is cheap and safe: a POSIX ``fork``,
+    more than one core, and no other thread in this process (a lock another thread
+    holds would stay held in the child)."""
+    import threading
+
+    return (hasattr(os, "fork") and (os.cpu_count() or 1) > 1
+            and threading.active_count() == 1)
+
+
+class _Claims:
+    """Chunks of the batch shared out between this process, which takes them from the
+    front, and a forked child, which takes them from the back, until they meet: on a
+    busy machine whichever process gets the CPU does the work, so a child that is not
+    scheduled costs nothing but its last chunk. In shared memory, under a lock."""
+
+    def __init__(self, chunks: int):
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("fork")
+        self.chunks = chunks
+        self.taken = ctx.RawArray("q", 2)   # [from the front, from the back]
+        self.lock = ctx.Lock()
+
+    def front(self) -> int | None:
+        with self.lock:
+            i = self.taken[0]
+            if i >= self.chunks - self.taken[1]:
+                return None
+            self.taken[0] = i + 1
+            return i
+
+    def back(self) -> int | None:
+        with self.lock:
+            j = self.taken[1]
+            if self.taken[0] >= self.chunks - j:
+                return None
+            self.taken[1] = j + 1
+            return self.chunks - 1 - j
+
+
+def _read_in_two(lines: list[bytes], on_progress: Callable[[int], None] | None
+                 ) -> list[NewEvent]:
+    """``_read_lines`` of a large batch on two cores: this process checks chunks of
+    lines from the front, a forked child from the back (``_Claims``), and the child
+    sends its events back as plain tuples. Still all or nothing, and the error raised
+    is the first bad line's: every chunk this process takes comes before every chunk
+    the child took, so a bad line met here is raised at once (the child is stopped);
+    the child stops at its first bad line, this process checks every chunk before it,
+    and then parses that line again here, so that the error is exactly the one
+    ``parse_line`` makes. If the child fails in any other way, this process checks its
+    chunks itself."""
+    count = len(lines)
+    chunks = -(-count // CHUNK)
+    try:
+        claims = _Claims(chunks)
+    except OSError:   # no shared memory or semaphores here: one process
+        return _read_lines(lines, 1, on_progress)
+    read_end, write_end = os.pipe()
+    # While the child lives, the two share this process's memory copy-on-write: a
+    # collection of the cyclic garbage collector in either would walk (write to) every
+    # object and copy every page. Objects older than the fork are kept out of this
+    # process's collections until the child is gone; the child never collects.
+    gc.freeze()
+    pid = os.fork()
+    if pid == 0:   # the child: never returns, never runs the parent's exit handlers
+        status = 1
+        try:
+            gc.disable()
+            os.close(read_end)
+            payload = pickle.dumps(_packed(lines, claims), protocol=pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(write_end, "wb") as out:
+                out.write(payload)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    events: list[NewEvent] = []
+    try:
+        while (i := claims.front()) is not None:
+            events += _read_lines(lines[i * CHUNK:(i + 1) * CHUNK], i * CHUNK + 1,
+                                  on_progress)
+        with os.fdopen(read_end, "rb") as incoming:
+            read_end = -1
+            payload = incoming.read()
+    except BaseException:
+        if read_end >= 0:
+            os.close(read_end)
+        _stop(pid)
+        gc.unfreeze()
+        raise
+    _, status = os.waitpid(pid, 0)
+    gc.unfreeze()
+    try:
+        done, bad = pickle.loads(payload) if status == 0 and payload else (None, None)
+    except Exception:
+        done, bad = None, None
+    first = len(events)   # the first line (from 0) this process did not check
+    if bad is not None:   # the child's first bad line; every line before it is good
+        parse_line(lines[bad - 1], bad)
+    if done is None or sum(len(rows) for rows in done.values()) != count - first:
+        # the child failed (or sent something else): check the rest here
+        return events + _read_lines(lines[first:], first + 1, on_progress)
+    new, from_ordinal = NewEvent, date.fromordinal
+    for i in sorted(done):
+        for type_, deal, day, data, source, key, number in done[i]:
+            events.append(new(type_, deal, from_ordinal(day), data, source, key, number))
+            if on_progress is not None and number % 1000 == 0:
+                on_progress(1000)
+    return events
+
+
+def _packed(lines: list[bytes], claims: _Claims
+            ) -> tuple[dict[int, list[tuple[Any, ...]]], int | None]:
+    """In the child: the events of the chunks it claims from the back, as plain tuples
+    (cheaper to send than the dataclasses), by chunk; it stops at its first bad line,
+    whose number it sends instead of the error."""
+    done: dict[int, list[tuple[Any, ...]]] = {}
+    while (j := claims.back()) is not None:
+        rows = []
+        for number, line in enumerate(lines[j * CHUNK:(j + 1) * CHUNK], start=j * CHUNK + 1):
+            try:
+                e = parse_line(line, number)
+            except InvalidEvent:
+                return done, number
+            rows.append((e.type, e.deal, e.date.toordinal(), e.data, e.source, e.key,
+                         e.line))
+        done[j] = rows
+    return done, None
+
+
+def _stop(pid: int) -> None:
+    import signal
+
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except OSError:
+        pass
