@@ -421,6 +421,12 @@ class Ledger:
         self._direct = (type(mapper.transcoder) is JSONTranscoder
                         and not mapper.compressor and not mapper.cipher)
 
+    @property
+    def plain_json(self) -> bool:
+        """Whether the stored states are the library's plain JSON (its default
+        transcoder, no compressor, no cipher): what ``ledger.logread`` reads."""
+        return self._direct
+
     def log_range(self, after: int, upto: int) -> list[tuple[int, dict[str, Any]]]:
         """``(notification id, record)`` of the events among notifications
         ``(after, upto]``, in log order (the chain head's rows left out), decoded as a
@@ -598,15 +604,8 @@ class Ledger:
         The log holds events in seq order; ledgers written before appends kept to that
         may hold one deal's lines of an interleaved batch before another's. Those are put
         back in seq order here, holding only the events that arrived early.
-
-        Where the library writes plain JSON, the log is read as ``log`` reads it
-        (``ledger.logread``: one consistent view, each row decoded by the C JSON decoder
-        alone, a third less CPU than a library event object per row)."""
-        if self._direct and start == 0:
-            from .logread import log_records
-
-            yield from log_records(self)
-            return
+        (Where ``plain_json``, ``ledger.logread.log_records`` reads the same records
+        with a third less CPU.)"""
         order = SeqOrder()
         for nid, record in self.notifications(start=start):
             yield from order.put(record.get("seq"), nid, record)

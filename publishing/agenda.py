@@ -50,9 +50,13 @@ def deal_record_lists(ledger: Any, deals: Iterable[str] | None = None
     """Every deal's stored records, read in one pass over the log (``deals``: only
     those): ``compute_entries(..., records=True)`` reads them as events where each deal
     is computed, in the worker processes when there are many."""
+    from ledger.logread import log_records
+
     wanted = set(deals) if deals else None
     out: dict[str, list[dict[str, Any]]] = {}
-    for record in ledger.records():
+    # plain JSON: read as ``log`` reads (one consistent view, the C JSON decoder alone: a
+    # third less CPU than the library's event object per row)
+    for record in log_records(ledger) if ledger.plain_json else ledger.records():
         deal = record.get("deal")
         if wanted is None or deal in wanted:
             out.setdefault(deal, []).append(record)

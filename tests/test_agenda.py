@@ -363,3 +363,22 @@ def test_the_agenda_text_groups_money_and_json_csv_keep_the_exact_text(tmp_path)
     out = " ".join(run("obligations", "infocrossing-rra-2004", "--db", db, "--as-of",
                        "2007-12-31").stdout.split())
     assert "1,527.78 unpaid" in out and "paid 5,833.33" in out
+
+
+def test_the_log_read_as_plain_json_and_through_the_librarys_mapper_agree(tmp_path):
+    # issue 17: a plain-JSON ledger's records are read as `log` reads them; a ledger
+    # whose library has a compressor or a cipher through the library's mapper: the same
+    # agenda either way
+    from ledger.store import Ledger
+    from publishing.agenda import agenda
+    from publishing.demo import build_demo
+
+    db = str(tmp_path / "demo.db")
+    build_demo(db)
+    found = []
+    for direct in (True, False):
+        with Ledger(db, create=False) as ledger:
+            ledger._direct = direct
+            assert ledger.plain_json is direct
+            found.append(agenda(ledger, as_of=d("2005-10-01"), days=90))
+    assert found[0] == found[1] and found[0]["items"]
