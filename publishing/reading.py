@@ -12,8 +12,8 @@ from datetime import date, datetime
 from typing import Any, Iterable, Mapping
 
 from ledger.errors import UsageError
-from ledger.events import Event, parse_timestamp
-from ledger.values import parse_day
+from ledger.stored import Event, parse_timestamp
+from ledger.dates import parse_day
 
 
 # The days a computation may be asked about: every date of a deal's terms (1990-2100,
