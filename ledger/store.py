@@ -588,15 +588,18 @@ class Ledger:
         """One deal's events in seq order, upcast and typed; cached per process and
         topped up, not re-read."""
         version, events = self._deal_cache.get(deal, (0, []))
-        stored = self._stream_rows(deal_id(deal), version)
-        if stored:
-            try:
-                new = events_of(self._records_of(stored))
-            except Exception:  # a row altered outside deal-ledger: name it
-                new = [self._as_event(r) for r in self._records_of(stored)]
-            events = events + new
-            version = stored[-1].originator_version
-            self._deal_cache[deal] = (version, events)
+        # every row and record read stays alive in its event: a collection meanwhile
+        # frees nothing, and took a quarter of a cold report's read of 10,000 events
+        with _gc_paused(True):
+            stored = self._stream_rows(deal_id(deal), version)
+            if stored:
+                try:
+                    new = events_of(self._records_of(stored))
+                except Exception:  # a row altered outside deal-ledger: name it
+                    new = [self._as_event(r) for r in self._records_of(stored)]
+                events = events + new
+                version = stored[-1].originator_version
+                self._deal_cache[deal] = (version, events)
         return list(events)
 
     def _record_of(self, stored: Any) -> dict[str, Any]:
