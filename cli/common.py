@@ -140,9 +140,11 @@ def load_report(db: str, deal: str, as_of: str | None, known_at: str | None,
     day = reading.as_of_date(as_of, today())
     moment = reading.known_at_time(known_at)
     chosen = reading.interpretation_choices(interpret)
+    from ledger.dealcache import cache_dir
+
     with _one_deal_in_memory():
         with open_ledger(db) as ledger:
-            events = reading.deal_events(ledger, deal)
+            events = reading.deal_events(ledger, deal, cache_dir=cache_dir())
         return reading.deal_report(events, as_of=day, known_at=moment,
                                    interpretations=chosen)
 

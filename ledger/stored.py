@@ -160,3 +160,50 @@ def events_of(records: Iterable[dict[str, Any]]) -> list[Event]:
         _SET_HASH(event, record["hash"])
         append(event)
     return out
+
+
+_ROW_FIELDS = ("id", "seq", "type", "deal", "date", "data", "source", "key", "recorded_at",
+               "recorded_by", "prev_hash", "hash")
+
+
+def events_of_rows(shapes: list[tuple[str, ...]], rows: Iterable[list[Any]]) -> list[Event]:
+    """``events_of`` of records given as rows ``[shape, value, ...]``: the record whose
+    keys are ``shapes[shape]``, in that order, with those values (``ledger.dealcache``
+    keeps a deal's records so), without building each record's dict; a record of an
+    older schema version is built and upcast as ``events_of`` does. The rows' ``data``
+    dicts become the events', as there."""
+    plans = []
+    for keys in shapes:
+        at = {name: i + 1 for i, name in enumerate(keys)}
+        where = tuple(at.get(name, 0) for name in _ROW_FIELDS)
+        whole = all(where[i] for i, name in enumerate(_ROW_FIELDS)
+                    if name not in ("source", "key"))
+        plans.append((where, at.get("v", 0), keys, whole))
+    versions = versions_in_force()
+    timestamp = parse_timestamp
+    day = _day
+    typed = _typed
+    out: list[Event] = []
+    append = out.append
+    for row in rows:
+        (i_id, i_seq, i_type, i_deal, i_date, i_data, i_source, i_key, i_at, i_by, i_prev,
+         i_hash), i_v, keys, whole = plans[row[0]]
+        if not whole or (row[i_v] if i_v else 1) != versions.get(row[i_type], 1):
+            append(events_of([dict(zip(keys, row[1:]))])[0])  # upcast, or a KeyError
+            continue
+        event_type = row[i_type]
+        event = _NEW(Event)
+        _SET_ID(event, row[i_id])
+        _SET_SEQ(event, row[i_seq])
+        _SET_TYPE(event, event_type)
+        _SET_DEAL(event, row[i_deal])
+        _SET_DATE(event, day(row[i_date]))
+        _SET_DATA(event, typed(event_type, row[i_data]))
+        _SET_SOURCE(event, row[i_source] if i_source else None)
+        _SET_KEY(event, row[i_key] if i_key else None)
+        _SET_RECORDED_AT(event, timestamp(row[i_at]))
+        _SET_RECORDED_BY(event, row[i_by])
+        _SET_PREV_HASH(event, row[i_prev])
+        _SET_HASH(event, row[i_hash])
+        append(event)
+    return out
