@@ -208,7 +208,8 @@ except SystemExit as done:
     code = done.code
 heavy = sorted({m.split(".")[0] for m in sys.modules} & {"pydantic", "pydantic_core",
                "rich", "holidays", "icalendar", "sqlite_utils"})
-sys.stderr.write(json.dumps({"code": code, "heavy": heavy}))
+commands = sorted(m for m in sys.modules if m.startswith("cli."))
+sys.stderr.write(json.dumps({"code": code, "heavy": heavy, "cli": commands}))
 """
 
 
@@ -216,9 +217,12 @@ sys.stderr.write(json.dumps({"code": code, "heavy": heavy}))
 def test_report_imports_no_pydantic(demo_db, deal):
     """``report`` reads what was validated when it was appended: neither the event
     catalog's models nor the terms' are imported (pydantic is a tenth of a second of a
-    cold process), nor the libraries of other commands (rich for tables, holidays)."""
+    cold process), nor the libraries of other commands (rich for tables, holidays), nor
+    the other commands' modules."""
     done = subprocess.run([sys.executable, "-c", _NO_PYDANTIC, demo_db, deal],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     result = json.loads(done.stderr.strip().splitlines()[-1])
-    assert result == {"code": 0, "heavy": []}, done.stderr[-2000:]
+    assert result == {"code": 0, "heavy": [], "cli": [
+        "cli.common", "cli.examples", "cli.formats", "cli.main", "cli.reports", "cli.views"]
+    }, done.stderr[-2000:]
     assert json.loads(done.stdout)["deal"] == deal
