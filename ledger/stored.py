@@ -169,7 +169,8 @@ _ROW_FIELDS = ("id", "seq", "type", "deal", "date", "data", "source", "key", "re
 def events_of_rows(shapes: list[tuple[str, ...]], rows: Iterable[list[Any]]) -> list[Event]:
     """``events_of`` of records given as rows ``[shape, value, ...]``: the record whose
     keys are ``shapes[shape]``, in that order, with those values (``ledger.dealcache``
-    keeps a deal's records so), without building each record's dict; a record of an
+    keeps a deal's records so), a ``prev_hash`` or ``deal_prev`` of ``0`` standing for
+    the previous row's ``hash``; without building each record's dict. A record of an
     older schema version is built and upcast as ``events_of`` does. The rows' ``data``
     dicts become the events', as there."""
     plans = []
@@ -185,12 +186,22 @@ def events_of_rows(shapes: list[tuple[str, ...]], rows: Iterable[list[Any]]) -> 
     typed = _typed
     out: list[Event] = []
     append = out.append
+    before = None
     for row in rows:
         (i_id, i_seq, i_type, i_deal, i_date, i_data, i_source, i_key, i_at, i_by, i_prev,
          i_hash), i_v, keys, whole = plans[row[0]]
         if not whole or (row[i_v] if i_v else 1) != versions.get(row[i_type], 1):
-            append(events_of([dict(zip(keys, row[1:]))])[0])  # upcast, or a KeyError
+            record = dict(zip(keys, row[1:]))
+            for link in ("prev_hash", "deal_prev"):
+                if type(record.get(link)) is int:
+                    record[link] = _previous(before)
+            append(events_of([record])[0])  # upcast, or a KeyError
+            before = record.get("hash")
             continue
+        prev_hash = row[i_prev]
+        if prev_hash.__class__ is int:
+            prev_hash = _previous(before)
+        before = row[i_hash]
         event_type = row[i_type]
         event = _NEW(Event)
         _SET_ID(event, row[i_id])
@@ -203,7 +214,13 @@ def events_of_rows(shapes: list[tuple[str, ...]], rows: Iterable[list[Any]]) -> 
         _SET_KEY(event, row[i_key] if i_key else None)
         _SET_RECORDED_AT(event, timestamp(row[i_at]))
         _SET_RECORDED_BY(event, row[i_by])
-        _SET_PREV_HASH(event, row[i_prev])
+        _SET_PREV_HASH(event, prev_hash)
         _SET_HASH(event, row[i_hash])
         append(event)
     return out
+
+
+def _previous(before: str | None) -> str:
+    if before is None:  # the first row has no row before it
+        raise ValueError("a link to the previous row in the first row")
+    return before

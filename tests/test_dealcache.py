@@ -79,7 +79,8 @@ def test_a_deal_read_through_its_file_is_the_deal_read_from_the_store(demo, cach
         _same(c, a)
 
 
-def test_every_event_type_reads_back_alike_from_the_file(tmp_path):
+@pytest.mark.parametrize("chained", [False, True])
+def test_every_event_type_reads_back_alike_from_the_file(tmp_path, chained):
     """One record of each event type (and the optional amounts), in three other key orders (a
     record written before versions has no ``v``; one has a ``source``; one its keys in
     another order), written to a file and read back as rows: the events
@@ -88,9 +89,15 @@ def test_every_event_type_reads_back_alike_from_the_file(tmp_path):
     del records[0]["v"]
     records[1]["source"] = "a letter"
     records[2] = dict(reversed(list(records[2].items())))
+    if chained:  # as a store links them: each the hash of the one before (then 0 in the file)
+        for before, record in zip(records, records[1:]):
+            record["prev_hash"] = record["deal_prev"] = before["hash"]
     path = str(tmp_path / "c" / "s.json")
-    dealcache.write(path, dealcache.encode(len(records), records[-1]["hash"],
-                                           copy.deepcopy(records)))
+    data = dealcache.encode(len(records), records[-1]["hash"], copy.deepcopy(records))
+    rows = json.loads(data.partition(b"\n")[2])
+    links = sum(1 for row in rows for value in row[1:] if value == 0 and type(value) is int)
+    assert links == (2 * (len(records) - 1) if chained else 0)
+    dealcache.write(path, data)
     shapes, rows = dealcache.load(path, len(records), records[-1]["hash"])
     assert len(shapes) == 4  # those three and the usual one
     got = stored.events_of_rows(shapes, rows)
