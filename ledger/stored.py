@@ -173,13 +173,13 @@ def events_of_rows(shapes: list[tuple[str, ...]], rows: Iterable[list[Any]]) -> 
     the previous row's ``hash``; without building each record's dict. A record of an
     older schema version is built and upcast as ``events_of`` does. The rows' ``data``
     dicts become the events', as there."""
-    plans = []
-    for keys in shapes:
+    plans: dict[int, tuple[Any, ...]] = {}
+    for number, keys in enumerate(shapes):
         at = {name: i + 1 for i, name in enumerate(keys)}
         where = tuple(at.get(name, 0) for name in _ROW_FIELDS)
         whole = all(where[i] for i, name in enumerate(_ROW_FIELDS)
                     if name not in ("source", "key"))
-        plans.append((where, at.get("v", 0), keys, whole))
+        plans[number] = (where, at.get("v", 0), keys, whole)
     versions = versions_in_force()
     timestamp = parse_timestamp
     day = _day
@@ -190,6 +190,8 @@ def events_of_rows(shapes: list[tuple[str, ...]], rows: Iterable[list[Any]]) -> 
     for row in rows:
         (i_id, i_seq, i_type, i_deal, i_date, i_data, i_source, i_key, i_at, i_by, i_prev,
          i_hash), i_v, keys, whole = plans[row[0]]
+        if len(row) != len(keys) + 1:
+            raise ValueError(f"a row of {len(row) - 1} values for {len(keys)} keys")
         if not whole or (row[i_v] if i_v else 1) != versions.get(row[i_type], 1):
             record = dict(zip(keys, row[1:]))
             for link in ("prev_hash", "deal_prev"):

@@ -216,3 +216,25 @@ def test_an_old_schema_row_is_upcast_when_read_from_the_file(tmp_path, cache, mo
     assert shelf and all(e.data["form"] == "S-3" for e in shelf)
     for a, b in zip(cached, plain, strict=True):
         _same(a, b)
+
+
+@pytest.mark.parametrize("damage", ["short_row", "long_row", "no_such_shape", "first_links"])
+def test_a_row_that_does_not_fit_its_shape_is_refused_by_the_reader(damage):
+    """What a damaged file's rows can hold fails ``events_of_rows`` (the store is read
+    instead) rather than giving events of shifted values."""
+    records = _one_of_each_type()[:3]
+    for before, record in zip(records, records[1:]):
+        record["prev_hash"] = record["deal_prev"] = before["hash"]
+    data = dealcache.encode(3, records[-1]["hash"], records)
+    meta, rows = (json.loads(part) for part in data.split(b"\n"))
+    shapes = [tuple(shape) for shape in meta["shapes"]]
+    if damage == "short_row":
+        rows[1] = rows[1][:-1]
+    elif damage == "long_row":
+        rows[1] = rows[1] + ["x"]
+    elif damage == "no_such_shape":
+        rows[1][0] = 7
+    else:
+        rows = rows[1:]
+    with pytest.raises((ValueError, KeyError, IndexError, TypeError)):
+        stored.events_of_rows(shapes, rows)
