@@ -149,14 +149,21 @@ def load_report(db: str, deal: str, as_of: str | None, known_at: str | None,
                                    interpretations=chosen)
 
 
+# Set by the console entry point (``cli.main.main``): this process runs one command and
+# exits, so what a command holds at its end need not be collected again.
+ONE_SHOT = False
+
+
 @contextlib.contextmanager
 def _one_deal_in_memory() -> Iterator[None]:
     """A command that reads one deal and computes its report allocates hundreds of
     thousands of objects that stay alive until it prints and exits (a 10,000-event
     deal's events and report); Python's cyclic collector would walk them again and
     again, and once more when switched back on (a tenth of a cold ``report``: issue 17).
-    It is paused meanwhile, and what is alive at the end is left out of later
-    collections (``gc.freeze``): this process is about to print it and exit."""
+    It is paused meanwhile; in a process that exits after the command (``ONE_SHOT``),
+    what is alive at the end is left out of later collections (``gc.freeze``), since it
+    is only printed. Elsewhere (tests calling the commands in process) the collector
+    is simply switched back on."""
     import gc
 
     if not gc.isenabled():
@@ -166,7 +173,8 @@ def _one_deal_in_memory() -> Iterator[None]:
     try:
         yield
     finally:
-        gc.freeze()
+        if ONE_SHOT:
+            gc.freeze()
         gc.enable()
 
 

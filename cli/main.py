@@ -133,6 +133,9 @@ def cli(db: str | None) -> None:
 
 def main() -> None:
     """Console entry point: user errors are one line; anything else is a bug report."""
+    from . import common
+
+    common.ONE_SHOT = True  # one command, then this process exits
     try:
         code = cli.main(prog_name="deal-ledger", standalone_mode=False)
     except click.UsageError as err:  # a missing argument, an unknown option or command

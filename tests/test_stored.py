@@ -208,8 +208,10 @@ except SystemExit as done:
     code = done.code
 heavy = sorted({m.split(".")[0] for m in sys.modules} & {"pydantic", "pydantic_core",
                "rich", "holidays", "icalendar", "sqlite_utils"})
+import gc
 commands = sorted(m for m in sys.modules if m.startswith("cli."))
-sys.stderr.write(json.dumps({"code": code, "heavy": heavy, "cli": commands}))
+sys.stderr.write(json.dumps({"code": code, "heavy": heavy, "cli": commands,
+                             "frozen": gc.get_freeze_count() > 0, "gc": gc.isenabled()}))
 """
 
 
@@ -223,6 +225,21 @@ def test_report_imports_no_pydantic(demo_db, deal):
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     result = json.loads(done.stderr.strip().splitlines()[-1])
     assert result == {"code": 0, "heavy": [], "cli": [
-        "cli.common", "cli.examples", "cli.formats", "cli.main", "cli.reports", "cli.views"]
-    }, done.stderr[-2000:]
+        "cli.common", "cli.examples", "cli.formats", "cli.main", "cli.reports", "cli.views"],
+        "frozen": True, "gc": True}, done.stderr[-2000:]
     assert json.loads(done.stdout)["deal"] == deal
+
+
+def test_a_report_in_process_leaves_the_garbage_collector_as_it_was(demo_db):
+    """Only a process that exits after its command (the console entry point) keeps what
+    the report holds out of later collections; called in process, the collector is
+    switched back on and nothing is frozen."""
+    import gc
+
+    from tests.cli_support import run
+
+    frozen = gc.get_freeze_count()
+    done = run("report", "infocrossing-rra-2004", "--as-of", "2007-12-31", "--json",
+               "--db", demo_db)
+    assert done.exit_code == 0
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
