@@ -85,7 +85,8 @@ def deal_events(ledger: Any, deal: str, *, cache_dir: str | None = None) -> list
     """Every stored event of ``deal`` (retracted ones included: the timeline drops them
     as known at the time asked); ``UsageError`` naming the known deals if there is none.
     ``cache_dir``: read through the deal's cache file there (``ledger.dealcache``)."""
-    events = ledger.deal_events(deal, cache_dir=cache_dir)
+    events = (ledger.deal_events(deal) if cache_dir is None
+              else ledger.deal_events(deal, cache_dir=cache_dir))
     if not events:
         known = ledger.deals()
         hint = f"; known: {', '.join(known)}" if known else "; the ledger is empty"
