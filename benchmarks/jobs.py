@@ -310,7 +310,9 @@ app.close()
 def case_report_cold(p: dict[str, Any]) -> list[Row]:
     """``deal-ledger report DEAL --json`` in a fresh process each time (imports, store
     read, projection, output), median of ``reps``, after one run that leaves the
-    bytecode caches written (as any installed deal-ledger has them); anchor: a fresh
+    bytecode caches written (as any installed deal-ledger has them) and the deal's
+    cache file (``ledger.dealcache``: the timed runs read the deal through it, after
+    checking the stream's last version and hash in the store); anchor: a fresh
     process that imports the library and reads and decodes the deal's events with it."""
     from ledger.store import deal_id
 

@@ -140,9 +140,42 @@ def load_report(db: str, deal: str, as_of: str | None, known_at: str | None,
     day = reading.as_of_date(as_of, today())
     moment = reading.known_at_time(known_at)
     chosen = reading.interpretation_choices(interpret)
-    with open_ledger(db) as ledger:
-        events = reading.deal_events(ledger, deal)
-    return reading.deal_report(events, as_of=day, known_at=moment, interpretations=chosen)
+    from ledger.dealcache import cache_dir
+
+    with _one_deal_in_memory():
+        with open_ledger(db) as ledger:
+            events = reading.deal_events(ledger, deal, cache_dir=cache_dir())
+        return reading.deal_report(events, as_of=day, known_at=moment,
+                                   interpretations=chosen)
+
+
+# Set by the console entry point (``cli.main.main``): this process runs one command and
+# exits, so what a command holds at its end need not be collected again.
+ONE_SHOT = False
+
+
+@contextlib.contextmanager
+def _one_deal_in_memory() -> Iterator[None]:
+    """A command that reads one deal and computes its report allocates hundreds of
+    thousands of objects that stay alive until it prints and exits (a 10,000-event
+    deal's events and report); Python's cyclic collector would walk them again and
+    again, and once more when switched back on (a tenth of a cold ``report``: issue 17).
+    It is paused meanwhile; in a process that exits after the command (``ONE_SHOT``),
+    what is alive at the end is left out of later collections (``gc.freeze``), since it
+    is only printed. Elsewhere (tests calling the commands in process) the collector
+    is simply switched back on."""
+    import gc
+
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        if ONE_SHOT:
+            gc.freeze()
+        gc.enable()
 
 
 def _stdout_is_terminal() -> bool:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 
 import click
 
@@ -27,6 +26,8 @@ def demo(db: str | None) -> None:
     from .views import money, show_report
 
     if db is None:
+        import tempfile
+
         db = os.path.join(tempfile.mkdtemp(prefix="deal-ledger-demo-"), "demo.db")
     summary = build_demo(db)
     out = console()

@@ -72,14 +72,19 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 
 def annotate(group: click.Group) -> None:
-    """Give each command of the table its summary and, unless its help already shows
-    one, its example."""
+    """``annotate_command`` of each command of ``group``."""
     for name, cmd in group.commands.items():
-        if name not in COMMANDS:
-            continue
-        summary, example = COMMANDS[name]
-        cmd.short_help = summary
-        if "Example" in (cmd.epilog or "") or "Example" in (cmd.help or ""):
-            continue
-        block = f"\b\nExample:\n  {example}"
-        cmd.epilog = f"{cmd.epilog}\n\n{block}" if cmd.epilog else block
+        annotate_command(name, cmd)
+
+
+def annotate_command(name: str | None, cmd: click.Command) -> None:
+    """Give the command its summary from the table and, unless its help already shows
+    one, its example."""
+    if name not in COMMANDS:
+        return
+    summary, example = COMMANDS[name]
+    cmd.short_help = summary
+    if "Example" in (cmd.epilog or "") or "Example" in (cmd.help or ""):
+        return
+    block = f"\b\nExample:\n  {example}"
+    cmd.epilog = f"{cmd.epilog}\n\n{block}" if cmd.epilog else block

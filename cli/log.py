@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import sys
 import textwrap
 from contextlib import closing
@@ -64,6 +63,8 @@ def _width() -> int | None:
         return max(40, int(os.environ["COLUMNS"]))
     try:
         if sys.stdout.isatty():
+            import shutil
+
             return shutil.get_terminal_size().columns
     except (AttributeError, ValueError, OSError):
         pass

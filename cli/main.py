@@ -13,9 +13,83 @@ import sys
 import click
 
 
+# The module of ``cli`` that defines each command. A command line imports the module of
+# its command alone (a cold ``report`` does not build the other 19 commands: issue 17);
+# the command list, and anything that reads ``cli.commands`` whole, imports them all.
+# tests/test_cli_main.py checks this table against the commands the modules define.
+COMMAND_MODULES = {
+    **dict.fromkeys(("agenda", "obligations", "calendar"), "agenda"),
+    **dict.fromkeys(("explain", "history", "whatif", "scenarios"), "analysts"),
+    **dict.fromkeys(("verify", "export", "views"), "auditing"),
+    "types": "catalog", "clause": "clauses", "demo": "demo", "log": "log",
+    **dict.fromkeys(("init", "append", "record", "retract", "correct"), "operators"),
+    **dict.fromkeys(("interpretations", "report", "status", "interest", "suspensions",
+                     "deadlines", "consents", "trueup", "instruments"), "reports"),
+}
+
+
+class _Commands(dict):
+    """``cli.commands``: a command is there once its module is imported, which looking
+    it up by name does; listing them (or ``len``) imports every module first."""
+
+    def _load(self, name: object) -> None:
+        module = COMMAND_MODULES.get(name) if isinstance(name, str) else None
+        if module is not None and not dict.__contains__(self, name):
+            import importlib
+
+            importlib.import_module(f"{__package__}.{module}")
+
+    def _load_all(self) -> None:
+        for name in COMMAND_MODULES:
+            self._load(name)
+
+    def __getitem__(self, name):
+        self._load(name)
+        return dict.__getitem__(self, name)
+
+    def __contains__(self, name) -> bool:
+        self._load(name)
+        return dict.__contains__(self, name)
+
+    def get(self, name, default=None):
+        self._load(name)
+        return dict.get(self, name, default)
+
+    def __iter__(self):
+        self._load_all()
+        return dict.__iter__(self)
+
+    def __len__(self) -> int:
+        self._load_all()
+        return dict.__len__(self)
+
+    def keys(self):
+        self._load_all()
+        return dict.keys(self)
+
+    def values(self):
+        self._load_all()
+        return dict.values(self)
+
+    def items(self):
+        self._load_all()
+        return dict.items(self)
+
+    def __repr__(self) -> str:
+        self._load_all()
+        return dict.__repr__(self)
+
+
 class LedgerGroup(click.Group):
     """The command list shows each command's whole one-line summary (wrapped, never cut
-    off with "..."): its ``short_help``, else the first sentence of its help."""
+    off with "..."): its ``short_help``, else the first sentence of its help. Each
+    command gets its summary and example (``cli.examples``) as it is added."""
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        super().add_command(cmd, name)
+        from .examples import annotate_command
+
+        annotate_command(name or cmd.name, cmd)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = []
@@ -39,7 +113,8 @@ def first_sentence(text: str) -> str:
     return para
 
 
-@click.group(cls=LedgerGroup, context_settings={"help_option_names": ["-h", "--help"]},
+@click.group(cls=LedgerGroup, commands=_Commands(),
+             context_settings={"help_option_names": ["-h", "--help"]},
              epilog="\b\nExample:\n  deal-ledger demo --db ledger.db && deal-ledger --db "
                     "ledger.db log --limit 5")
 @click.version_option("0.1.0", prog_name="deal-ledger")
@@ -58,6 +133,9 @@ def cli(db: str | None) -> None:
 
 def main() -> None:
     """Console entry point: user errors are one line; anything else is a bug report."""
+    from . import common
+
+    common.ONE_SHOT = True  # one command, then this process exits
     try:
         code = cli.main(prog_name="deal-ledger", standalone_mode=False)
     except click.UsageError as err:  # a missing argument, an unknown option or command
@@ -83,9 +161,3 @@ def main() -> None:
         sys.exit(70)
     sys.exit(code if isinstance(code, int) else 0)
 
-
-# The commands attach themselves to ``cli``; imported last because they import it.
-from . import agenda, analysts, auditing, catalog, clauses, demo, log, operators, reports  # noqa: E402,F401,E501
-from .examples import annotate  # noqa: E402
-
-annotate(cli)

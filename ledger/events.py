@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
-from datetime import date, datetime
+from datetime import date
 from decimal import Decimal
-from types import MappingProxyType
 from typing import Annotated, Any, Literal, Mapping, get_args
 
 from pydantic import BaseModel, ConfigDict, PlainValidator, ValidationError, model_validator
 
+from .dates import format_timestamp, parse_timestamp  # noqa: F401 (re-exported)
 from .errors import InvalidEvent
 from .fastdata import checker
+from .stored import (ANTIDILUTION_DEFERRAL, CONVERTERS, KINDS,  # noqa: F401 (re-exported)
+                     REGISTRATION_RIGHTS, Event, kind_of_type, typed_data)
 from .upcasting import Upcaster, current_version, register, upcast
 from .values import (
     DATE,
@@ -38,10 +39,6 @@ from .values import (
     _name,
     parse_day,
 )
-
-REGISTRATION_RIGHTS = "registration_rights"
-ANTIDILUTION_DEFERRAL = "antidilution_deferral"
-KINDS = (REGISTRATION_RIGHTS, ANTIDILUTION_DEFERRAL)
 
 ENVELOPE_FIELDS = ("type", "deal", "date", "data", "source", "key")
 REQUIRED_FIELDS = ("type", "deal", "date", "data")
@@ -329,15 +326,6 @@ def register_version(model: type[Data], upcaster: Upcaster) -> int:
     return register(name, current_version(name), upcaster)
 
 
-def kind_of_type(event_type: str) -> str | None:
-    """The deal kind an event type belongs to; ``None`` for the common events."""
-    if event_type in REGISTRATION_TYPES:
-        return REGISTRATION_RIGHTS
-    if event_type in LETTER_TYPES:
-        return ANTIDILUTION_DEFERRAL
-    return None
-
-
 # ---------------------------------------------------------------------- reading values
 
 
@@ -361,17 +349,9 @@ def _converters(model: type[Data]) -> dict[str, Any]:
     return out
 
 
-_CONVERTERS = {name: _converters(model) for name, model in CATALOG.items()}
-
-
-def typed_data(event_type: str, data: Mapping[str, Any]) -> Mapping[str, Any]:
-    """The stored (normalised, already validated) JSON ``data`` with typed values."""
-    conv = _CONVERTERS.get(event_type, {})
-    if not conv:
-        return MappingProxyType(dict(data))
-    return MappingProxyType(
-        {k: (conv[k](v) if k in conv and v is not None else v) for k, v in data.items()}
-    )
+# The read side's table (``ledger.stored.CONVERTERS``, written out there so that readers
+# need no pydantic); tests/test_stored.py proves it equal to ``_converters`` of each model.
+_CONVERTERS = CONVERTERS
 
 
 # ------------------------------------------------------------------------ new events
@@ -547,54 +527,3 @@ def parse_event(obj: Any, *, line: int | None = None,
     data = validate_data(event_type, obj["data"], line=line)
     return NewEvent(type=event_type, deal=deal, date=day, data=data,
                     source=obj.get("source"), key=obj.get("key"), line=line)
-
-
-# --------------------------------------------------------------------- stored events
-
-
-@dataclass(frozen=True, slots=True)
-class Event:
-    """An event as stored: the public fields, typed ``data`` and the store's fields."""
-
-    id: str
-    seq: int
-    type: str
-    deal: str
-    date: date
-    data: Mapping[str, Any]
-    source: str | None
-    key: str | None
-    recorded_at: datetime
-    recorded_by: str
-    prev_hash: str
-    hash: str
-
-    @classmethod
-    def from_record(cls, record: Mapping[str, Any]) -> "Event":
-        """A stored record, upcast to the current shape of its type, as typed values."""
-        record = upcast(record)
-        return cls(
-            id=record["id"], seq=record["seq"], type=record["type"], deal=record["deal"],
-            date=date.fromisoformat(record["date"]),
-            data=typed_data(record["type"], record["data"]),
-            source=record.get("source"), key=record.get("key"),
-            recorded_at=parse_timestamp(record["recorded_at"]),
-            recorded_by=record["recorded_by"], prev_hash=record["prev_hash"],
-            hash=record["hash"],
-        )
-
-
-def format_timestamp(moment: datetime) -> str:
-    """UTC, microseconds, ``Z``: sortable as text."""
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-@lru_cache(maxsize=1024)  # the events of one batch share their recorded_at
-def parse_timestamp(text: str) -> datetime:
-    """A recorded_at or known_at: ISO 8601, ``Z`` or an offset; naive means UTC."""
-    from datetime import timezone
-
-    value = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=timezone.utc)
-    return value.astimezone(timezone.utc)

@@ -28,7 +28,7 @@ from typing import Any, Callable, Sequence
 
 from .dayorder import LETTER_DAY_ORDER
 from .errors import DuplicateKey, RuleViolation
-from .events import kind_of_type
+from .stored import kind_of_type
 
 Entry = list  # [date, seq, id, op, value]; op is the event type where its rank matters
 

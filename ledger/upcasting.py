@@ -16,6 +16,7 @@ were recorded and is version 1.
 from __future__ import annotations
 
 import copy
+from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 from .errors import StoreError
@@ -73,3 +74,10 @@ def upcast(record: Mapping[str, Any]) -> Mapping[str, Any]:
         version += 1
         out[VERSION_FIELD] = version
     return out
+
+
+def versions_in_force() -> Mapping[str, int]:
+    """Each event type's current version where it is past the first (a live, read-only
+    view): a reader of many records compares against it instead of calling ``upcast``
+    on each current one."""
+    return MappingProxyType(_current)

@@ -15,10 +15,11 @@ from typing import Annotated, Any
 
 from pydantic import PlainSerializer, PlainValidator
 
+from .dates import parse_day  # noqa: F401 (re-exported: a value type's parser)
+
 MAX_AMOUNT = Decimal(10) ** 13  # ten trillion: larger is a typo, not a deal
 MAX_SHARES = 10**12
 
-_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)  # used with fullmatch: no "\n"
 _DECIMAL_TEXT = re.compile(r"-?\d+(\.\d+)?", re.ASCII)  # ASCII digits only
 _EXPONENT_TEXT = re.compile(r"-?(\d+(\.\d*)?|\.\d+)[eE][+-]?\d+", re.ASCII)
 
@@ -53,29 +54,6 @@ class Marker:
 
 DECIMAL = Marker("decimal")
 DATE = Marker("date")
-
-
-def _shown(value: Any) -> str:
-    """``repr(value)`` for a refusal; a value nested too deeply to print whole (JSON a
-    little shallower than the reader's limit) is shown shortened."""
-    try:
-        return repr(value)
-    except RecursionError:
-        import reprlib
-
-        return reprlib.repr(value)
-
-
-def parse_day(value: Any) -> date:
-    """An ISO calendar date ``YYYY-MM-DD``; nothing else (no 04/07/2004, no timestamps)."""
-    if isinstance(value, date) and not isinstance(value, datetime):
-        return value
-    if not isinstance(value, str) or not _ISO_DATE.fullmatch(value):
-        raise ValueError(f"not a date in the form YYYY-MM-DD: {_shown(value)}")
-    try:
-        return date.fromisoformat(value)
-    except ValueError:
-        raise ValueError(f"not a real calendar date: {value!r}") from None
 
 
 def _to_decimal(value: Any) -> Decimal:

@@ -37,7 +37,7 @@ def event_info(event: Any) -> dict[str, Any]:
 
 
 def _iso_time(moment: Any) -> str:
-    from ledger.events import format_timestamp
+    from ledger.dates import format_timestamp
 
     return format_timestamp(moment)
 
@@ -155,7 +155,7 @@ def deal_opened(c: Context) -> list[str]:
     """The id of the ``DealOpened`` whose terms the report used: the latest one recorded
     by the report's known_at (a deal opened again after its first ``DealOpened`` was
     retracted has a later one, and only ever one in force)."""
-    from ledger.events import format_timestamp
+    from ledger.dates import format_timestamp
 
     known_at = c.report.get("known_at")
     opened = [e for e in c.events.values() if e.type == "DealOpened"

@@ -18,7 +18,7 @@ from datetime import date, datetime
 from itertools import groupby
 from typing import Any, Iterable, Mapping, Sequence
 
-from ledger.events import Event, format_timestamp
+from ledger.stored import Event, format_timestamp
 
 from .figures import ABSENT, FigureError, locate, parse_path, strip_basis
 from .interpretations import resolve

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from datetime import date, datetime
 from typing import Any, Iterable, Iterator, Mapping
 
-from ledger.events import REGISTRATION_RIGHTS, Event, format_timestamp
+from ledger.stored import REGISTRATION_RIGHTS, Event, format_timestamp
 
 from .interpretations import resolve
 from .timeline import Timeline, build_timeline

@@ -17,7 +17,7 @@ from operator import attrgetter
 from typing import Any, Iterable, Iterator, Mapping
 
 from ledger.calendar import BusinessCalendar, Override
-from ledger.events import Event
+from ledger.stored import Event
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ from datetime import date, datetime
 from typing import Any, Iterable, Mapping
 
 from ledger.errors import UsageError
-from ledger.events import Event, parse_timestamp
-from ledger.values import parse_day
+from ledger.stored import Event, parse_timestamp
+from ledger.dates import parse_day
 
 
 # The days a computation may be asked about: every date of a deal's terms (1990-2100,
@@ -81,10 +81,12 @@ def interpretation_choices(pairs: Iterable[str]) -> dict[str, str]:
     return chosen
 
 
-def deal_events(ledger: Any, deal: str) -> list[Event]:
+def deal_events(ledger: Any, deal: str, *, cache_dir: str | None = None) -> list[Event]:
     """Every stored event of ``deal`` (retracted ones included: the timeline drops them
-    as known at the time asked); ``UsageError`` naming the known deals if there is none."""
-    events = ledger.deal_events(deal)
+    as known at the time asked); ``UsageError`` naming the known deals if there is none.
+    ``cache_dir``: read through the deal's cache file there (``ledger.dealcache``)."""
+    events = (ledger.deal_events(deal) if cache_dir is None
+              else ledger.deal_events(deal, cache_dir=cache_dir))
     if not events:
         known = ledger.deals()
         hint = f"; known: {', '.join(known)}" if known else "; the ledger is empty"

@@ -25,7 +25,8 @@ RANK = {room: rank for rank, room in enumerate(ROOMS)}
 # The ledger modules a projection may read: the record's vocabulary and its pure rules.
 # Not the store, the chain, locks, connections, files (store, chain, chainhead, connection,
 # locks, stable, jsonl, operations): projections do no I/O.
-PURE_LEDGER = ("ledger.events", "ledger.values", "ledger.terms", "ledger.calendar",
+PURE_LEDGER = ("ledger.events", "ledger.stored", "ledger.dates", "ledger.values", "ledger.terms",
+               "ledger.dealterms", "ledger.calendar",
                "ledger.daycount", "ledger.dayorder", "ledger.errors", "ledger.guards",
                "ledger.upcasting")
 # Libraries that do I/O or talk to a terminal: never in a projection.

@@ -31,3 +31,13 @@ def test_help_and_version_exit_0():
     assert run("--help").returncode == 0
     version = run("--version")
     assert version.returncode == 0 and "deal-ledger" in version.stdout
+
+
+def test_each_command_is_defined_in_the_module_the_table_names():
+    """``cli.main.COMMAND_MODULES`` (a command line imports its command's module alone:
+    issue 17) names, for every command, the module that defines it, and no other."""
+    from cli.main import COMMAND_MODULES, cli
+
+    found = {name: cmd.callback.__module__.rpartition(".")[2]
+             for name, cmd in cli.commands.items()}
+    assert found == COMMAND_MODULES

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, Iterable, Mapping
 
-from ledger.events import REGISTRATION_RIGHTS, Event
+from ledger.stored import REGISTRATION_RIGHTS, Event
 from projections.interpretations import resolve
 from projections.timeline import Timeline, build_timeline
 

@@ -24,8 +24,8 @@ from decimal import Decimal
 from typing import Sequence
 
 from ledger.calendar import BusinessCalendar
-from ledger.events import Event
-from ledger.terms import RegistrationTerms
+from ledger.stored import Event
+from ledger.dealterms import RegistrationTerms
 from projections.basis import Basis
 from projections.worked import Step, Worked
 

@@ -17,7 +17,7 @@ from datetime import date
 from typing import Callable, Mapping, Sequence
 
 from ledger.calendar import BusinessCalendar
-from ledger.terms import RegistrationTerms
+from ledger.dealterms import RegistrationTerms
 from projections.basis import Basis
 from projections.worked import Step, Worked, steps_of
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Mapping
 
-from ledger.terms import RegistrationTerms, registration_terms
+from ledger.dealterms import RegistrationTerms, registration_terms
 from projections.timeline import Timeline
 
 from .amendments import AMENDMENT_EVENTS, late_questionnaire_amendments

@@ -23,7 +23,7 @@ from datetime import date
 from decimal import Decimal
 from typing import Iterable, Mapping, Sequence
 
-from ledger.events import Event
+from ledger.stored import Event
 
 POSITION_EVENTS = ("NotesIssued", "NotesTransferred", "NotesConverted", "NotesRetired")
 

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Sequence
 
-from ledger.events import Event
-from ledger.terms import RegistrationTerms
+from ledger.stored import Event
+from ledger.dealterms import RegistrationTerms
 from projections.basis import Basis
 from projections.worked import Step, Worked
 

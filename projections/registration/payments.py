@@ -19,7 +19,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Mapping, Sequence
 
-from ledger.events import Event
+from ledger.stored import Event
 
 from .clock import ONE_DAY
 from .holdings import Holdings

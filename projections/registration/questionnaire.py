@@ -24,8 +24,8 @@ from datetime import date, timedelta
 from typing import Callable, Mapping, Sequence
 
 from ledger.calendar import BusinessCalendar
-from ledger.events import Event
-from ledger.terms import RegistrationTerms
+from ledger.stored import Event
+from ledger.dealterms import RegistrationTerms
 
 CLAUSE = "RRA §2(b), §4(d)"
 ENTITLEMENT_CLAUSE = "RRA §3(a) (last paragraph), §2(b)"

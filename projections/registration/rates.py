@@ -25,7 +25,7 @@ from datetime import date, timedelta
 from decimal import Decimal
 from typing import Mapping, Sequence
 
-from ledger.terms import Rates, RegistrationTerms
+from ledger.dealterms import Rates, RegistrationTerms
 
 from .clock import anniversary, ordinal
 from .defaults import RegistrationDefault

@@ -16,7 +16,7 @@ from datetime import date
 from typing import Iterator
 
 from ledger.calendar import BusinessCalendar
-from ledger.terms import RegistrationTerms
+from ledger.dealterms import RegistrationTerms
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ from itertools import chain
 from operator import itemgetter
 from typing import Sequence
 
-from ledger.events import Event
-from ledger.terms import RegistrationTerms
+from ledger.stored import Event
+from ledger.dealterms import RegistrationTerms
 from projections.basis import Basis
 from projections.worked import Step, Worked
 

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Callable, Sequence
 
-from ledger.events import Event
-from ledger.terms import SuspensionLimits
+from ledger.stored import Event
+from ledger.dealterms import SuspensionLimits
 
 from .clock import ONE_DAY, ordinal, span_days
 

@@ -50,7 +50,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Sequence
 
-from ledger.events import Event
+from ledger.stored import Event
 
 from ..basis import Basis
 from ..worked import Step as Operation, Worked

@@ -18,7 +18,7 @@ from functools import cached_property
 from decimal import Decimal
 from fractions import Fraction
 
-from ledger.events import Event
+from ledger.stored import Event
 
 from .arithmetic import exact
 

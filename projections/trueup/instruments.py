@@ -23,7 +23,7 @@ from datetime import date
 from decimal import Decimal
 from fractions import Fraction
 
-from ledger.events import Event
+from ledger.stored import Event
 
 from ..worked import Step as Operation
 from .arithmetic import exact, show, whole_shares

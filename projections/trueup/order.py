@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Iterable, Mapping
 
 from ledger.dayorder import LETTER_DAY_ORDER, VESTING_FIRST, in_effect_key
-from ledger.events import Event
+from ledger.stored import Event
 
 #: Within a day, under the default reading (``ledger.dayorder``).
 DAY_ORDER: dict[str, int] = LETTER_DAY_ORDER

@@ -9,8 +9,8 @@ from datetime import date
 from typing import Any, Mapping
 
 from ledger.dayorder import EXERCISE_FIRST
-from ledger.events import Event
-from ledger.terms import LetterTerms, letter_terms
+from ledger.stored import Event
+from ledger.dealterms import LetterTerms, letter_terms
 
 from ..timeline import Timeline
 from . import adjustments, camden, instruments, trueup

@@ -51,7 +51,7 @@ from typing import Mapping
 from ..basis import Basis
 from ..worked import Step as Operation, Worked
 from ledger.daycount import year_fraction
-from ledger.terms import PreferredDividends
+from ledger.dealterms import PreferredDividends
 
 from .arithmetic import exact, fraction_text, show, whole_shares
 from .instruments import Instrument, shares_text

@@ -1,0 +1,128 @@
+"""A per-deal file of a deal's stored records, so that a one-deal command in a fresh
+process (``report``, a view) does not decode every stored event of the deal again
+(issue 17: decoding the library's stored events was a third of a cold ``report``).
+
+It is a copy, never the record: the store stays the only source. A cache file is used
+only when the deal's stream in the store still ends where the file says, at the same
+version with the same last hash (``Ledger.deal_events`` checks that against the store
+first); anything else (an append since, another ledger at the same path, a file that
+does not read) and the deal is read from the store and the file written again. The file
+is plain JSON (no pickle: reading it runs no code), private to its user (0600, in a 0700
+directory), written to a temporary name and renamed, so a reader never sees half a file.
+
+One file per ledger and deal stream under ``$DEAL_LEDGER_CACHE`` (a directory; ``off``
+turns the cache off), else ``$XDG_CACHE_HOME/deal-ledger``, else
+``~/.cache/deal-ledger``. Where the directory cannot be written (a read-only home), the
+commands work as without a cache.
+
+Layout: a first line ``{"format", "version", "last_hash", "shapes"}`` (the stream's last
+version and its record's hash; each distinct key order of the records), then one JSON
+array of rows, each ``[shape, value, value, ...]``: the records exactly as stored, less
+the repeated keys, and with a ``prev_hash`` or ``deal_prev`` that is the hash of the row
+before written ``0`` (a deal's ``deal_prev`` always is), which is what makes reading it
+cheaper than the stored events (``ledger.stored.events_of_rows`` reads the rows).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from typing import Any, Sequence
+
+FORMAT = 2
+OFF = ("off", "0", "no", "false")
+LINKS = ("prev_hash", "deal_prev")  # written 0 where they are the previous row's hash
+
+
+def cache_dir() -> str | None:
+    """Where the cache files go; ``None`` when the cache is off."""
+    chosen = os.environ.get("DEAL_LEDGER_CACHE")
+    if chosen is not None:
+        chosen = chosen.strip()
+        if not chosen or chosen.lower() in OFF:
+            return None
+        return chosen
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "deal-ledger")
+
+
+def cache_path(directory: str, ledger: str, stream: str) -> str:
+    """The file of one deal stream (``stream``: its id in hex) of the ledger ``ledger``
+    (its absolute path, or its URL without password)."""
+    key = hashlib.sha256(ledger.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return os.path.join(directory, key, f"{stream}.json")
+
+
+def load(path: str, version: int, last_hash: str
+         ) -> tuple[list[tuple[str, ...]], list[list[Any]]] | None:
+    """The shapes and rows of the file at ``path`` (see the layout above) if it holds the
+    stream up to ``version``, ending with the record whose hash is ``last_hash``; else
+    ``None``."""
+    try:
+        with open(path, "rb") as f:
+            text = f.read()
+        head, sep, body = text.partition(b"\n")
+        meta = json.loads(head)
+        if (not sep or type(meta) is not dict or meta.get("format") != FORMAT
+                or meta.get("version") != version or meta.get("last_hash") != last_hash):
+            return None
+        shapes = [tuple(shape) for shape in meta["shapes"]]
+        rows = json.loads(body)
+        if type(rows) is not list or len(rows) != version:
+            return None
+        last = rows[-1]
+        if dict(zip(shapes[last[0]], last[1:])).get("hash") != last_hash:
+            return None
+    except (OSError, ValueError, TypeError, KeyError, IndexError):
+        return None
+    return shapes, rows  # a row that does not fit its shape fails events_of_rows
+
+
+def encode(version: int, last_hash: str, records: Sequence[dict[str, Any]]) -> bytes:
+    """The file's bytes for the stream up to ``version`` (before the records are handed
+    to ``events_of``, which types their values in place)."""
+    shapes: dict[tuple[str, ...], int] = {}
+    rows = []
+    before = None
+    for record in records:
+        index = shapes.setdefault(tuple(record), len(shapes))
+        row = [index]
+        for key, value in record.items():
+            if key in LINKS:
+                if type(value) is not str:
+                    raise ValueError(f"a stored {key} that is not text")
+                if value == before:
+                    value = 0
+            row.append(value)
+        rows.append(row)
+        before = record.get("hash")
+    meta = {"format": FORMAT, "version": version, "last_hash": last_hash,
+            "shapes": [list(k) for k in shapes]}
+    return (json.dumps(meta, separators=(",", ":"), ensure_ascii=False) + "\n"
+            + json.dumps(rows, separators=(",", ":"), ensure_ascii=False)
+            ).encode("utf-8", "surrogatepass")
+
+
+def write(path: str, data: bytes) -> None:
+    """Put ``data`` at ``path`` whole or not at all; quietly nothing where the directory
+    cannot be written (a read-only home, a full disk)."""
+    import tempfile
+
+    tmp = None
+    try:
+        directory = os.path.dirname(path)
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".part-", suffix=".json")
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+        tmp = None
+    except OSError:
+        pass
+    finally:
+        if tmp is not None:
+            try:
+                os.remove(tmp)
+            except OSError:
+                pass
