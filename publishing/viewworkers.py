@@ -211,12 +211,12 @@ def _compute_deal(conn: sqlite3.Connection, deal: str, as_of: date,
     from projections.report import report
     from projections.timeline import retracted_ids
 
-    from ledger.events import Event
+    from ledger.stored import events_of
 
     records = deal_records(conn, deal, last_seq)
     if not records:
         return deal, {}, None, [], None
-    events = [Event.from_record(r) for r in records]
+    events = events_of(records)   # typed in place: the records are this call's own
     retracted = retracted_ids(events)
     seqs = [e.seq for e in events if e.id in retracted]
     try:
