@@ -145,17 +145,29 @@ _WORK: tuple[Mapping[str, list[Event]], Mapping[str, Any]] | None = None
 
 def _entries_of(deals: list[str]) -> list[tuple[str, Any]]:
     histories, options, records = _WORK  # type: ignore[misc]   # inherited by the fork
-    return _entries(histories, deals, options, records)
+    # the fork's own copy of the records: made into events in place (events_of)
+    return _entries(histories, deals, options, records, own=records)
 
 
 def _entries(histories: Mapping[str, list[Any]], deals: list[str],
-             options: Mapping[str, Any], records: bool = False) -> list[tuple[str, Any]]:
+             options: Mapping[str, Any], records: bool = False,
+             own: bool = False) -> list[tuple[str, Any]]:
+    """``deal_entry`` of each of ``deals``; with ``records``, ``histories`` holds stored
+    records, made into events here; with ``own`` too, records nobody reads afterwards
+    (``ledger.stored.events_of`` types their data in place)."""
+    from ledger.stored import events_of
+
+    def events(deal: str) -> list[Event]:
+        if not records:
+            return histories[deal]
+        if own:
+            return events_of(histories[deal])
+        return [Event.from_record(r) for r in histories[deal]]
+
     was = gc.isenabled()   # short-lived acyclic objects: as in projections.report
     gc.disable()
     try:
-        return [(deal, deal_entry([Event.from_record(r) for r in histories[deal]]
-                                  if records else histories[deal], **options))
-                for deal in deals]
+        return [(deal, deal_entry(events(deal), **options)) for deal in deals]
     finally:
         if was:
             gc.enable()
