@@ -82,3 +82,20 @@ def test_a_price_change_basis_is_the_eager_basis():
                                      "weighted_average_broad", 4, Decimal("3.00"),
                                      Decimal("2.9901"))
     assert change.basis == eager and change.basis.inputs["P'"] == Decimal("2.9901")
+
+
+def test_business_days_are_remembered_per_calendar_not_across_calendars():
+    from ledger.calendar import FED, BusinessCalendar, Override
+
+    # RRA §10(E) by mail, 5 Business Days: Wed 2004-11-24 + Thu 25 (Thanksgiving, closed)
+    # -> Fri 26, Mon 29, Tue 30, Wed Dec 1, Thu Dec 2
+    assert BusinessCalendar.from_overrides([]) is FED
+    assert FED.add_business_days(date(2004, 11, 24), 5) == date(2004, 12, 2)
+    assert FED.add_business_days(date(2004, 11, 24), 5) == date(2004, 12, 2)   # remembered
+    # the same question of a calendar that declares Fri 2004-11-26 closed: Mon 29, Tue 30,
+    # Wed 1, Thu 2, Fri 3 (the Fed calendar's answer is not reused)
+    closed = BusinessCalendar.from_overrides([Override(date(2004, 11, 26), False, "storm")])
+    assert closed.add_business_days(date(2004, 11, 24), 5) == date(2004, 12, 3)
+    assert FED.add_business_days(date(2004, 11, 24), 5) == date(2004, 12, 2)
+    assert closed == BusinessCalendar({date(2004, 11, 26): Override(date(2004, 11, 26), False,
+                                                                    "storm")})
