@@ -176,7 +176,7 @@ def room(periods: Sequence[SuspensionPeriod], start: date, material: bool,
     horizon = start + timedelta(days=max(limits.single_material, limits.long_window_limit) + 1)
     hypothetical = SuspensionPeriod(start, None, material, False, ())
     found = breaches([*[p for p in periods if p.start < start], hypothetical], limits, horizon,
-                     r.readings["window_material_allowance"])
+                     r.readings["window_material_allowance"], of=hypothetical)
     out: dict[str, tuple[date, int]] = {}
     for b in found:
         if b.period is hypothetical and b.kind not in out:
