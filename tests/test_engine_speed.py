@@ -99,3 +99,19 @@ def test_business_days_are_remembered_per_calendar_not_across_calendars():
     assert FED.add_business_days(date(2004, 11, 24), 5) == date(2004, 12, 2)
     assert closed == BusinessCalendar({date(2004, 11, 26): Override(date(2004, 11, 26), False,
                                                                     "storm")})
+
+
+def test_a_true_up_explanation_written_late_reads_the_replays_interpretations():
+    from projections.interpretations import resolve
+    from projections.timeline import build_timeline
+    from projections.trueup.replay import replay
+    from publishing.demo import letter_history
+    from tests.support import build
+
+    events = build([{**o, "deal": "letter"} for o in letter_history()])
+    readings = resolve({"trueup_dividends": "frozen"})
+    history = replay(build_timeline(events, date(2010, 1, 1)), readings)
+    steps = [s for acc in history.accounts for s in acc.steps]
+    assert steps, "the demo Letter deal has true-up steps"
+    readings["trueup_dividends"] = "to_vesting_date"   # the caller's dict changes later
+    assert all("trueup_dividends = frozen" in s.basis.rule for s in steps)

@@ -291,7 +291,9 @@ def replay(timeline: Timeline, interpretations: Mapping[str, str]) -> History:
         raise ValueError(f"deal {timeline.deal!r} is a {timeline.kind} deal, not an "
                          "antidilution_deferral deal")
     trueup.dividends_reading("preferred", interpretations)  # refuse an unknown reading early
-    state = _Replay(parsed_terms(timeline.terms, letter_terms), interpretations)
+    # a copy: the true-up steps' explanations are written later, when read (LazyBasis),
+    # and must read the interpretations of this replay whatever the caller does after
+    state = _Replay(parsed_terms(timeline.terms, letter_terms), dict(interpretations))
     ordered = in_effect_order(timeline.events, interpretations)
     i = 0
     while i < len(ordered):
