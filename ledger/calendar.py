@@ -42,13 +42,21 @@ class BusinessCalendar:
 
     overrides: Mapping[date, Override] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        # (start, n) -> add_business_days(start, n): a pure function of the calendar,
+        # asked again and again (every notice by mail, every deadline, every deal of a
+        # portfolio on the Fed calendar); not a field: equality and repr ignore it
+        object.__setattr__(self, "_added", {})
+
     @classmethod
     def from_overrides(cls, overrides: Iterable[Override]) -> "BusinessCalendar":
-        """Later overrides of the same day win (pass them in (date, seq) order)."""
+        """Later overrides of the same day win (pass them in (date, seq) order). With no
+        overrides, the Fed calendar itself (``FED``, equal to a new one, and sharing what
+        it has already worked out)."""
         table: dict[date, Override] = {}
         for o in overrides:
             table[o.day] = o
-        return cls(table)
+        return cls(table) if table else FED
 
     def closed_reason(self, day: date) -> str | None:
         """Why ``day`` is not a Business Day, or ``None`` if it is one."""
@@ -77,6 +85,15 @@ class BusinessCalendar:
         """The ``n``-th Business Day after ``start`` (``start`` itself never counts)."""
         if n < 0:
             raise ValueError("n must not be negative")
+        added: dict[tuple[date, int], date] = self._added  # type: ignore[attr-defined]
+        found = added.get((start, n))
+        if found is None:
+            if len(added) >= 200_000:   # bounded, for a long-lived process
+                added.clear()
+            found = added[(start, n)] = self._add_business_days(start, n)
+        return found
+
+    def _add_business_days(self, start: date, n: int) -> date:
         day = start
         count = 0
         while count < n:

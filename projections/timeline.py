@@ -14,10 +14,12 @@ from datetime import date, datetime
 from functools import cached_property
 from itertools import chain
 from operator import attrgetter
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar
 
 from ledger.calendar import BusinessCalendar, Override
 from ledger.stored import Event
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,23 @@ class Timeline:
                 found[0].append(i)
                 found[1].append(e)
         return out
+
+
+_PARSED: dict[tuple[Callable[..., Any], str], Any] = {}
+
+
+def parsed_terms(raw: Mapping[str, Any], parse: Callable[[dict[str, Any]], T]) -> T:
+    """``parse(dict(raw))`` of a deal's ``DealOpened`` terms (``ledger.terms``), remembered
+    by the terms' text: the parsed terms are frozen models, every report of a deal parses
+    the same terms, and a portfolio's deals mostly share their template's (validating
+    them was a twentieth of an agenda line)."""
+    key = (parse, repr(raw))
+    found = _PARSED.get(key)
+    if found is None:
+        if len(_PARSED) >= 1024:   # bounded, for a long-lived process
+            _PARSED.clear()
+        found = _PARSED[key] = parse(dict(raw))
+    return found
 
 
 def retracted_ids(events: Iterable[Event]) -> frozenset[str]:

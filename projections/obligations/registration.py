@@ -15,7 +15,7 @@ from datetime import date, timedelta
 from decimal import Decimal
 from typing import Iterable, Sequence
 
-from projections.registration import amendments, deadlines
+from projections.registration import deadlines
 from projections.registration.defaults import (RegistrationDefault, permitted_suspension,
                                                unusable_defaults)
 from projections.registration.engine import Registration
@@ -63,7 +63,7 @@ def shelf_filing(r: Registration, t: Timeline) -> list[Duty]:
     """RRA §2(a)(i) file the Shelf Registration Statement by the Shelf Filing Deadline;
     §2(a)(ii) have it declared effective by the Effectiveness Target Date. A violation is
     Registration Default (i) / (ii) (RRA §3(a)), cured by the filing / effectiveness."""
-    filing, effective = deadlines.shelf_deadlines(r.shelf, r.terms, t.opened.id, r.as_of)
+    filing, effective = r.by_rule["shelf"]   # deadlines.shelf_deadlines
     out = []
     for o, key, kind in ((filing, "file-shelf", "(i)"), (effective, "shelf-effective", "(ii)")):
         out.append(_from_deadline(
@@ -176,7 +176,7 @@ def room(periods: Sequence[SuspensionPeriod], start: date, material: bool,
     horizon = start + timedelta(days=max(limits.single_material, limits.long_window_limit) + 1)
     hypothetical = SuspensionPeriod(start, None, material, False, ())
     found = breaches([*[p for p in periods if p.start < start], hypothetical], limits, horizon,
-                     r.readings["window_material_allowance"])
+                     r.readings["window_material_allowance"], of=hypothetical)
     out: dict[str, tuple[date, int]] = {}
     for b in found:
         if b.period is hypothetical and b.kind not in out:
@@ -239,8 +239,7 @@ def notices(r: Registration, t: Timeline) -> list[Duty]:
     """RRA §3(b) notify the Trustee within two Business Days after each default date;
     RRA §4(b)(iii) advise the selling Holders within five Business Days of a filing,
     effectiveness, amendment or stop order. A miss triggers no Additional Interest."""
-    trustee = deadlines.trustee_notices(r.defaults, t.of_type(*deadlines.TRUSTEE_EVENTS),
-                                        r.terms, t.calendar, r.as_of)
+    trustee = r.by_rule["trustee"]   # deadlines.trustee_notices, as the engine made them
     kinds = []
     seen: set[tuple] = set()
     for d in r.defaults:
@@ -249,8 +248,7 @@ def notices(r: Registration, t: Timeline) -> list[Duty]:
             kinds.append(d.kind)
     out = [_from_deadline(o, k, "notify-trustee", t, r.as_of)
            for o, k in zip(trustee, _ordinal_keys("notify-trustee", kinds))]
-    advise = deadlines.advise_holders(t.of_type(*deadlines.ADVISE_EVENTS), r.terms, t.calendar,
-                                      r.as_of)
+    advise = r.by_rule["advise"]     # deadlines.advise_holders
     triggers = []
     for o in advise:
         e = t.by_id[o.events[0]]
@@ -271,9 +269,7 @@ def questionnaires(r: Registration, t: Timeline) -> list[Duty]:
                           triggered=(f"{o.holder} not entitled to Additional Interest while "
                                      f"it has not delivered (RRA §3(a))",))
            for o, k in zip(asked, _ordinal_keys("questionnaire", [o.holder or "" for o in asked]))]
-    late = amendments.late_questionnaire_amendments(
-        r.questionnaires, r.holdings, t.of_type(*amendments.AMENDMENT_EVENTS), r.shelf, r.terms,
-        t.calendar, r.as_of)
+    late = r.by_rule["late_amendments"]   # amendments.late_questionnaire_amendments
     out += [_from_deadline(o, k, "late-questionnaire-amendment", t, r.as_of)
             for o, k in zip(late, _ordinal_keys("late-questionnaire-amendment",
                                                 [o.holder or "" for o in late]))]

@@ -9,12 +9,12 @@ notices and consents. ``report.build`` turns the result into JSON.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Mapping
 
 from ledger.dealterms import RegistrationTerms, registration_terms
-from projections.timeline import Timeline
+from projections.timeline import Timeline, parsed_terms
 
 from .amendments import AMENDMENT_EVENTS, late_questionnaire_amendments
 from .clock import ONE_DAY
@@ -56,6 +56,10 @@ class Registration:
     consents: Mapping[str, Consent]
     notices: tuple[Notice, ...]
     problems: tuple[str, ...]
+    #: ``obligations`` by the rule that made them, in each rule's own order ("shelf",
+    #: "trustee", "advise", "late_amendments"), for the obligations' lifecycle
+    #: (``projections.obligations.registration``), which would otherwise work them out again
+    by_rule: Mapping[str, tuple[Obligation, ...]] = field(default_factory=dict)
 
     @property
     def in_default(self) -> bool:
@@ -74,7 +78,7 @@ def compute(timeline: Timeline, interpretations: Mapping[str, str]) -> Registrat
     if timeline.kind != "registration_rights":
         raise ValueError(f"deal {timeline.deal} is a {timeline.kind} deal")
     readings = in_force(interpretations)
-    terms = registration_terms(dict(timeline.terms))
+    terms = parsed_terms(timeline.terms, registration_terms)
     of, as_of, cal = timeline.of_type, timeline.as_of, timeline.calendar
     cutoff = min(as_of + ONE_DAY, terms.maturity)
     periods = list(interest_periods(terms, cal, as_of))
@@ -103,13 +107,15 @@ def compute(timeline: Timeline, interpretations: Mapping[str, str]) -> Registrat
     accrual = Accrual(rate_runs(segments), terms.day_count)
     pays, p_problems = payments(periods, of(*PAYMENT_EVENTS), accrual, holdings, quest,
                                 cutoff, as_of, readings)
-    obligations = (shelf_deadlines(shelf, terms, timeline.opened.id, as_of)
-                   + trustee_notices(defaults, of(*TRUSTEE_EVENTS), terms, cal, as_of)
-                   + advise_holders(of(*ADVISE_EVENTS), terms, cal, as_of)
-                   + questionnaire_deadlines(quest, terms, as_of, cal)
-                   + late_questionnaire_amendments(quest, holdings, of(*AMENDMENT_EVENTS),
-                                                   shelf, terms, cal, as_of)
-                   + effectiveness_period(shelf, defaults, as_of))
+    by_rule = {
+        "shelf": tuple(shelf_deadlines(shelf, terms, timeline.opened.id, as_of)),
+        "trustee": tuple(trustee_notices(defaults, of(*TRUSTEE_EVENTS), terms, cal, as_of)),
+        "advise": tuple(advise_holders(of(*ADVISE_EVENTS), terms, cal, as_of)),
+        "questionnaire": tuple(questionnaire_deadlines(quest, terms, as_of, cal)),
+        "late_amendments": tuple(late_questionnaire_amendments(
+            quest, holdings, of(*AMENDMENT_EVENTS), shelf, terms, cal, as_of)),
+        "effectiveness": tuple(effectiveness_period(shelf, defaults, as_of))}
+    obligations = [o for part in by_rule.values() for o in part]
     obligations.sort(key=lambda o: (o.due or date.max, o.obligation))
     return Registration(
         terms, readings, as_of, cutoff, holdings, quest, shelf, suspensions, tuple(found),
@@ -117,4 +123,5 @@ def compute(timeline: Timeline, interpretations: Mapping[str, str]) -> Registrat
         tuple(pays), tuple(obligations),
         majorities(of(*CONSENT_EVENTS), holdings, holdings.at(as_of), terms),
         tuple(read_notices(of(*NOTICE_EVENTS), terms, cal)),
-        (*holdings.problems, *shelf.problems, *s_problems, *d_problems, *p_problems))
+        (*holdings.problems, *shelf.problems, *s_problems, *d_problems, *p_problems),
+        by_rule)

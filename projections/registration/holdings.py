@@ -163,6 +163,10 @@ class _Book:
         self.conversions: list[Conversion] = []
         self.problems: list[str] = []
         self.index: dict[str, tuple[list[date], list[str]]] = {}   # Holder -> dates, ids
+        # Holders whose lots or principal changed since the last snapshot: the others'
+        # rows are the last snapshot's (a deal has dozens of Holders, and a few of them
+        # trade between two record dates)
+        self.dirty: set[str] = set()
 
     def new_lot(self, holder: str, principal: Decimal, issued_on: date, trs_until: date | None,
                 made_at: int, ended: tuple[date | None, str | None] = (None, None)) -> Lot:
@@ -178,12 +182,14 @@ class _Book:
             lots = self.held[holder] = {}
             self.queue[holder] = []
         lots[lot.id] = lot
+        self.dirty.add(holder)
         heappush(self.queue[holder], (lot.trs_until is not None, lot.issued_on, lot.id, lot))
         if lot.trs_until is None:
             self.trs_total += lot.principal
 
     def take(self, holder: str, amount: Decimal, e: Event) -> list[tuple[Lot, Decimal]]:
         """Split ``amount`` off ``holder``'s lots, TRS first, earliest issued first."""
+        self.dirty.add(holder)
         queue = self.queue.get(holder, [])
         if queue:   # most often the first lot covers the amount and keeps some
             lot = queue[0][3]
@@ -228,16 +234,35 @@ class _Book:
         otherwise)")."""
         data = e.data
         kind = e.type
-        if kind == "NotesTransferred":
+        if kind == "NotesTransferred":   # the most frequent event: hold() and note() inline
             to, shelf = data["to_holder"], bool(data.get("under_shelf", False))
-            for lot, part in self.take(data["from_holder"], data["principal"], e):
-                until = lot.trs_until if lot.trs_until is not None else (e.date if shelf else None)
-                child = Lot(self.next_id, to, part, lot.issued_on, until, None, None, made_at)
-                self.next_id += 1
-                lot.children.append(child)
-                self.hold(child)
-            self.note(data["from_holder"], e)
-            self.note(to, e)
+            seller = data["from_holder"]
+            taken = self.take(seller, data["principal"], e)
+            self.dirty.add(to)
+            if taken:
+                lots = self.held.get(to)
+                if lots is None:
+                    lots = self.held[to] = {}
+                    self.queue[to] = []
+                queue = self.queue[to]
+                for lot, part in taken:
+                    until = lot.trs_until if lot.trs_until is not None else (
+                        e.date if shelf else None)
+                    child = Lot(self.next_id, to, part, lot.issued_on, until, None, None,
+                                made_at)
+                    self.next_id += 1
+                    lot.children.append(child)
+                    lots[child.id] = child
+                    heappush(queue, (until is not None, child.issued_on, child.id, child))
+                    if until is None:
+                        self.trs_total += part
+            index, day, ident = self.index, e.date, e.id
+            for holder in (seller, to):
+                found = index.get(holder)
+                if found is None:
+                    found = index[holder] = ([], [])
+                found[0].append(day)
+                found[1].append(ident)
         elif kind == "NotesIssued":
             self.hold(self.new_lot(data["holder"], data["principal"], e.date, None, made_at))
             self.note(data["holder"], e)
@@ -259,11 +284,18 @@ class _Book:
         """The Holders now; the previous snapshot's table when nothing moved since."""
         if last is not None and last.mark == mark:
             return Snapshot(day, mark, last.held)
+        before = last.held if last is not None else {}
+        dirty = self.dirty if last is not None else self.held
         held = {}
         for h, lots in self.held.items():
-            if lots:
+            if h not in dirty:           # unchanged since the last snapshot
+                row = before.get(h)
+                if row is not None:
+                    held[h] = row
+            elif lots:
                 now = tuple(lots.values())
                 held[h] = (now, tuple([lot.principal for lot in now]))
+        self.dirty = set()
         return Snapshot(day, mark, held)
 
 

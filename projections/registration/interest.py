@@ -104,22 +104,34 @@ class Accrual:
 
     def __init__(self, runs: Sequence[Run], convention: str):
         self.runs, self.convention = runs, convention
-        self.cache: dict[tuple[date, date], tuple[Fraction, str]] = {}
+        self.cache: dict[tuple[date, date], Fraction | None] = {}
+        self.texts: dict[tuple[date, date], str] = {}
 
     def factor(self, lo: date, hi: date) -> tuple[Fraction | None, str]:
         """Σ rate × day-count fraction over the runs inside ``[lo, hi)``, and its text."""
+        total = self.total(lo, hi)
+        if total is None:
+            return None, ""
+        text = self.texts.get((lo, hi))
+        if text is None:
+            text = self.texts[(lo, hi)] = " + ".join(
+                f"{plain(r.rate)}% × {year_fraction_text(self.convention, a, b)} [{a}, {b})"
+                for r in self.runs for a, b in [(max(r.start, lo), min(r.end, hi))] if a < b)
+        return total, text
+
+    def total(self, lo: date, hi: date) -> Fraction | None:
+        """``factor(lo, hi)[0]``, without its text (written only for an explanation):
+        ``None`` when no day of ``[lo, hi)`` accrues."""
         key = (lo, hi)
-        found = self.cache.get(key)
-        if found is None:
-            total, texts = Fraction(0), []
+        found = self.cache.get(key, self)
+        if found is self:
+            total = Fraction(0)
             for r in self.runs:
                 a, b = max(r.start, lo), min(r.end, hi)
                 if a < b:
                     total += Fraction(r.rate) / 100 * year_fraction(self.convention, a, b)
-                    texts.append(f"{plain(r.rate)}% × "
-                                 f"{year_fraction_text(self.convention, a, b)} [{a}, {b})")
-            found = self.cache[key] = (total, " + ".join(texts)) if total else (None, "")
-        return found
+            found = self.cache[key] = total if total else None
+        return found  # type: ignore[return-value]
 
     def factor_step(self, lo: date, hi: date) -> Step:
         """``factor(lo, hi)`` as data: Σ rate% × day-count fraction, one term per run."""
@@ -135,7 +147,7 @@ class Accrual:
                     Fraction(r.rate) / 100 * fraction))
         if len(terms) == 1:
             return terms[0]
-        return Step("sum", tuple(terms), self.factor(lo, hi)[0])
+        return Step("sum", tuple(terms), self.total(lo, hi))
 
 
 def principal_steps(windows: Mapping[tuple[date, date], Decimal]
@@ -196,9 +208,9 @@ def holder_amounts(period: InterestPeriod, cutoff: date, accrual: Accrual,
     judged_on = min(period.payment_date
                     if readings["questionnaire_entitlement_judged_on"] == "payment_date"
                     else period.record_date, cutoff)
-    factor = accrual.factor
+    factor = accrual.total
     out: dict[str, HolderAmount] = {}
-    if last_day <= period.start or factor(period.start, last_day)[0] is None:
+    if last_day <= period.start or factor(period.start, last_day) is None:
         return out  # no day of this period accrues: nobody is owed anything for it
     start = period.start
     accrues: dict[tuple[date, date], bool] = {}   # window -> any day of it accrues
@@ -214,7 +226,7 @@ def holder_amounts(period: InterestPeriod, cutoff: date, accrual: Accrual,
                 window = (lo, hi)
                 ok = accrues.get(window)
                 if ok is None:
-                    ok = accrues[window] = factor(lo, hi)[0] is not None
+                    ok = accrues[window] = factor(lo, hi) is not None
                 if ok:
                     into = lost if forfeit else live
                     into[window] = into.get(window, 0) + q
@@ -223,13 +235,13 @@ def holder_amounts(period: InterestPeriod, cutoff: date, accrual: Accrual,
             continue
         right = questionnaires.entitlement(holder, judged_on, no_request)
         steps = list(live.items()) if len(live) < 2 else [
-            step for step in principal_steps(live) if factor(*step[0])[0] is not None]
+            step for step in principal_steps(live) if factor(*step[0]) is not None]
         if len(steps) == 1:
             (lo, hi), q = steps[0]
-            f = factor(lo, hi)[0]
+            f = factor(lo, hi)
             num, den = cents(q) * f.numerator, f.denominator * 100
         else:
-            total = sum((Fraction(cents(q)) * factor(lo, hi)[0] / 100
+            total = sum((Fraction(cents(q)) * factor(lo, hi) / 100
                          for (lo, hi), q in steps), Fraction(0))
             num, den = total.numerator, total.denominator
         amount = round_ratio(num, den) if right.entitled else ZERO
@@ -255,7 +267,7 @@ def converted_later(period: InterestPeriod, holder: str, cutoff: date, accrual: 
             lo = max(period.start, leaf.issued_on)
             end = leaf.trs_end
             hi = last_day if end is None or end > last_day else end
-            f = accrual.factor(lo, hi)[0] if lo < hi else None
+            f = accrual.total(lo, hi) if lo < hi else None
             if f is not None:
                 out.append((leaf.converted_on, Fraction(cents(q)) * f / 100, (lo, hi), q))
     return out

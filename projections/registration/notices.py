@@ -45,12 +45,15 @@ def deemed_given(notice: Event, acknowledged: Event | None, terms: RegistrationT
     if method == "mail":
         n = terms.mail_notice_business_days
         day = calendar.add_business_days(sent, n)
+        # the step is made when an explanation asks for it (a deal sends thousands)
         return day, Worked(f"deposited in the mail {sent} + {n} Business Days = {day}",
-                           (Step("plus_business_days", (sent, n, calendar), day, "given"),))
+                           build=lambda: (Step("plus_business_days", (sent, n, calendar), day,
+                                               "given"),))
     if method == "courier":
         day = calendar.next_business_day(sent)
         return day, Worked(f"given to an overnight courier {sent}; next Business Day = {day}",
-                           (Step("plus_business_days", (sent, 1, calendar), day, "given"),))
+                           build=lambda: (Step("plus_business_days", (sent, 1, calendar), day,
+                                               "given"),))
     word = "answered back" if method == "telex" else "receipt acknowledged"
     if acknowledged is None:
         return None, Worked(f"sent by {method} {sent}; not yet {word}", ())

@@ -228,8 +228,10 @@ def first_day_over_any(periods: Sequence[SuspensionPeriod], period: SuspensionPe
 
 
 def breaches(periods: Sequence[SuspensionPeriod], limits: SuspensionLimits,
-             as_of: date, material_allowance: str = "period") -> list[Breach]:
-    """Every breach of the suspension limits known on ``as_of``.
+             as_of: date, material_allowance: str = "period",
+             of: SuspensionPeriod | None = None) -> list[Breach]:
+    """Every breach of the suspension limits known on ``as_of`` (``of``: only the breaches
+    of that one of the ``periods``, the others still counted in its windows).
 
     * ``single_period``, RRA §3(a)(iv)(A): "prior to or on the 45th or 60th day, as the
       case may be, of any Suspension Period, such suspension has not been terminated":
@@ -245,7 +247,7 @@ def breaches(periods: Sequence[SuspensionPeriod], limits: SuspensionLimits,
       90 suspended days.
     """
     out: list[Breach] = []
-    for p in periods:
+    for p in (periods if of is None else (of,)):
         stop = p.stop(as_of)
         own = p.start + timedelta(days=p.limit(limits))
         if stop > own:

@@ -52,9 +52,9 @@ from typing import Any, Sequence
 
 from ledger.stored import Event
 
-from ..basis import Basis
+from ..basis import Basis, LazyBasis
 from ..worked import Step as Operation, Worked
-from .arithmetic import exact, fraction_text, round_price, show
+from .arithmetic import exact, fraction_text, round_price, round_ratio, show
 from .camden import Tranche
 from .instruments import Instrument
 
@@ -217,8 +217,65 @@ def camden_adjustment(position: Instrument, tranches: Sequence[Tranche],
     to receive anti-dilution protection"; SPEC §5.2: one adjustment per vesting day).
     ``price``: the price adjusted, if not the position's own (``trueup_adjustments =
     camden_only``). None if the weighted average cannot be computed because no
-    capitalization was recorded on or before the vesting date."""
+    capitalization was recorded on or before the vesting date.
+
+    The new price is computed here; its basis (the arithmetic text, inputs and
+    computation of ``weighted_average`` or ``full_ratchet``) when first read
+    (``LazyBasis``): a replay adjusts every position on every vesting day, and most
+    callers read the prices only."""
     price = position.price if price is None else price
+    if formula == "full_ratchet":
+        after = ratchet_price(price, tranches, decimals)
+    else:
+        if cap is None:
+            return None
+        after = weighted_average_price(price, outstanding(formula, cap), tranches, decimals)
+    first = vestings[0] if vestings else None
+    return PriceChange(position.instrument, first,
+                       "CamdenWarrantsVested" if first else "if_all_vest", day, price, after,
+                       LazyBasis(lambda: camden_basis(position, tranches, vestings, cap,
+                                                      formula, decimals, price, after)),
+                       tuple(vestings))
+
+
+def outstanding(formula: str, cap: Capitalization) -> int:
+    """``A`` of ``outstanding_base``, without its text."""
+    if formula == "weighted_average_narrow":
+        return cap.common_outstanding
+    return cap.common_outstanding + sum(n for _, n in cap.deemed)
+
+
+def weighted_average_price(price: Decimal, a: int, tranches: Sequence[Tranche],
+                           decimals: int) -> Decimal:
+    """``P'`` of ``weighted_average``, without its text: ``P × (A + B) / (A + C)`` is
+    ``(A × P + paid) / (A + C)`` exactly (``B = paid / P``), rounded half-up once; a
+    vesting never raises a price."""
+    below, c, num, den = False, 0, 0, 1   # C, and paid = num / den (in integers:
+    for t in tranches:                    # Fraction arithmetic was most of a replay)
+        if t.issuance.exercise_price < price:
+            below = True
+            c += t.warrants
+            n, d = t.paid
+            num, den = num * d + n * den, den * d
+    if not below:
+        return price
+    pn, pd = price.as_integer_ratio()
+    # (A × pn/pd + num/den) / (A + C)
+    rounded = round_ratio(a * pn * den + num * pd, pd * den * (a + c), decimals)
+    return price if rounded >= price else rounded
+
+
+def ratchet_price(price: Decimal, tranches: Sequence[Tranche], decimals: int) -> Decimal:
+    """``P'`` of ``full_ratchet``, without its text."""
+    lowest = min(exact(t.issuance.exercise_price) for t in tranches)
+    return min(price, round_price(lowest, decimals)) if lowest < exact(price) else price
+
+
+def camden_basis(position: Instrument, tranches: Sequence[Tranche], vestings: Sequence[str],
+                 cap: Capitalization | None, formula: str, decimals: int, price: Decimal,
+                 after: Decimal) -> Basis:
+    """The basis of ``camden_adjustment``'s ``P'``: the clause, the rule, the events, the
+    arithmetic (``weighted_average`` or ``full_ratchet``) and its inputs."""
     c = sum(t.warrants for t in tranches)
     issuances = tuple(dict.fromkeys(t.issuance.event for t in tranches))
     inputs: dict[str, object] = {
@@ -228,23 +285,20 @@ def camden_adjustment(position: Instrument, tranches: Sequence[Tranche],
         "consideration": show(sum((t.consideration for t in tranches), Fraction(0)))}
     events = (*vestings, *issuances)
     if formula == "full_ratchet":
-        after, text, computation = full_ratchet(price, tranches, decimals)
+        worked, text, computation = full_ratchet(price, tranches, decimals)
     else:
-        if cap is None:
-            return None
+        assert cap is not None
         a, a_text, a_events = outstanding_base(formula, cap)
-        after, b, b_text, computation = weighted_average(price, a, tranches, decimals)
+        worked, b, b_text, computation = weighted_average(price, a, tranches, decimals)
         text = f"{a_text}; {b_text}"
         inputs |= {"A": a, "B": show(b), "C": int(computation["exact"]["C"])}
         events += a_events
+    if worked != after:
+        raise AssertionError(f"P' {after} is not the worked {worked}")   # never: one rule
     inputs["P'"] = after
-    basis = Basis(clause=f"Letter ¶2; {position.clause}", rule=RULES[formula],
-                  events=tuple(dict.fromkeys(events)), interpretations=INTERPRETATIONS,
-                  arithmetic=text, inputs=inputs, computation=computation)
-    first = vestings[0] if vestings else None
-    return PriceChange(position.instrument, first,
-                       "CamdenWarrantsVested" if first else "if_all_vest", day, price, after,
-                       basis, tuple(vestings))
+    return Basis(clause=f"Letter ¶2; {position.clause}", rule=RULES[formula],
+                 events=tuple(dict.fromkeys(events)), interpretations=INTERPRETATIONS,
+                 arithmetic=text, inputs=inputs, computation=computation)
 
 
 def recorded_adjustment(position: Instrument, event: Event) -> PriceChange:

@@ -19,12 +19,18 @@ def exact(value: Decimal | int | Fraction) -> Fraction:
 
 def round_price(value: Fraction, decimals: int) -> Decimal:
     """A price rounded half-up to ``decimals`` places (SPEC §5.1 ``price_decimals``)."""
+    return round_ratio(value.numerator, value.denominator, decimals)
+
+
+def round_ratio(numerator: int, denominator: int, decimals: int) -> Decimal:
+    """``round_price`` of ``numerator / denominator`` (``denominator > 0``; the ratio need
+    not be in lowest terms: scaling both by ``k`` scales the remainder below by ``k``)."""
     if decimals < 0:
         raise ValueError("decimals must not be negative")
     # whole + rest/den = value × 10^decimals; half-up: up when rest/den >= 1/2 (in
     # integers: Fraction arithmetic here cost a tenth of the true-up replay)
-    whole, rest = divmod(value.numerator * 10**decimals, value.denominator)
-    if 2 * rest >= value.denominator:
+    whole, rest = divmod(numerator * 10**decimals, denominator)
+    if 2 * rest >= denominator:
         whole += 1
     return Decimal(whole).scaleb(-decimals)
 

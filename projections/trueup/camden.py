@@ -48,6 +48,13 @@ class Tranche:
         position, three times each)."""
         return exact(self.issuance.consideration) * self.warrants / self.issuance.warrants
 
+    @cached_property
+    def paid(self) -> tuple[int, int]:
+        """``C × Camden exercise price + consideration × C / warrants issued`` (SPEC
+        §5.2) as ``(numerator, denominator)``: this tranche's part of ``B × P``."""
+        value = self.warrants * exact(self.issuance.exercise_price) + self.consideration
+        return value.numerator, value.denominator
+
 
 Book = tuple[Issuance, ...]
 

@@ -12,7 +12,7 @@ from ledger.dayorder import EXERCISE_FIRST
 from ledger.stored import Event
 from ledger.dealterms import LetterTerms, letter_terms
 
-from ..timeline import Timeline
+from ..timeline import Timeline, parsed_terms
 from . import adjustments, camden, instruments, trueup
 from .adjustments import Capitalization, PriceChange
 from .camden import Book, Tranche
@@ -291,7 +291,9 @@ def replay(timeline: Timeline, interpretations: Mapping[str, str]) -> History:
         raise ValueError(f"deal {timeline.deal!r} is a {timeline.kind} deal, not an "
                          "antidilution_deferral deal")
     trueup.dividends_reading("preferred", interpretations)  # refuse an unknown reading early
-    state = _Replay(letter_terms(dict(timeline.terms)), interpretations)
+    # a copy: the true-up steps' explanations are written later, when read (LazyBasis),
+    # and must read the interpretations of this replay whatever the caller does after
+    state = _Replay(parsed_terms(timeline.terms, letter_terms), dict(interpretations))
     ordered = in_effect_order(timeline.events, interpretations)
     i = 0
     while i < len(ordered):

@@ -48,7 +48,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Mapping
 
-from ..basis import Basis
+from ..basis import Basis, LazyBasis
 from ..worked import Step as Operation, Worked
 from ledger.daycount import year_fraction
 from ledger.dealterms import PreferredDividends
@@ -183,14 +183,30 @@ def at_vesting(account: Account, position: Instrument, vestings: tuple[str, ...]
                dividends: PreferredDividends | None = None) -> Account:
     """The true-up one vesting day after an eligible exercise earns (Letter ¶3): ``owed =
     x - y``. ``price``: the price ``x`` uses, if not the position's (``camden_only``);
-    ``adjustment``: the basis of that day's ``P'`` for it, shown beside ``x``."""
+    ``adjustment``: the basis of that day's ``P'`` for it, shown beside ``x``. The
+    step's basis is worked out when first read (``LazyBasis``: the agenda reads the
+    shares only)."""
     ex = account.exercise
     price = position.price if price is None else price
     accrued = accrued_dividends(ex, position, day, interpretations, dividends)
     x = whole_shares((ex.portion * position.aggregate + accrued) / exact(price))
-    y = ex.shares_issued + account.issued
+    issued = account.issued
+    y = ex.shares_issued + issued
     owed = max(0, x - y)
     earned = max(account.earned, x - ex.shares_issued, 0)
+    basis = LazyBasis(lambda: step_basis(account, position, vestings, cutoff, interpretations,
+                                         price, adjustment, dividends, accrued, x, y, owed))
+    step = Step(vestings[0], day, price, x, y, owed, earned, basis, tuple(vestings),
+                adjustment)
+    return Account(ex, account.steps + (step,), account.issues, account.camden_price)
+
+
+def step_basis(account: Account, position: Instrument, vestings: tuple[str, ...],
+               cutoff: date, interpretations: Mapping[str, str], price: Decimal,
+               adjustment: Basis | None, dividends: PreferredDividends | None,
+               accrued: Fraction, x: int, y: int, owed: int) -> Basis:
+    """The basis of ``at_vesting``'s ``owed``: its rule, events and arithmetic."""
+    ex = account.exercise
     trueups = f" + {account.issued} (true-up shares issued)" if account.issued else ""
     x_text = (shares_text(position, ex.portion, price) if not accrued else
               f"({show(ex.portion * position.units)} × {show(position.unit_value)} + "
@@ -212,14 +228,11 @@ def at_vesting(account: Account, position: Instrument, vestings: tuple[str, ...]
                              "dividends": fraction_text(accrued),
                              "price": fraction_text(exact(price))},
                    "rounding": {"mode": "down", "decimals": 0}, "result": str(x)}
-    basis = Basis(clause=CLAUSE, rule=rule_text(ex, cutoff, interpretations, dividends),
-                  events=(ex.event, *vestings, *(e for e, _ in account.issues)),
-                  interpretations=INTERPRETATIONS, arithmetic=text,
-                  inputs=inputs, computation=computation,
-                  parts=(adjustment,) if adjustment is not None else ())
-    step = Step(vestings[0], day, price, x, y, owed, earned, basis, tuple(vestings),
-                adjustment)
-    return replace(account, steps=account.steps + (step,))
+    return Basis(clause=CLAUSE, rule=rule_text(ex, cutoff, interpretations, dividends),
+                 events=(ex.event, *vestings, *(e for e, _ in account.issues)),
+                 interpretations=INTERPRETATIONS, arithmetic=text,
+                 inputs=inputs, computation=computation,
+                 parts=(adjustment,) if adjustment is not None else ())
 
 
 def settled(accounts: list[Account], event: str, shares: int
