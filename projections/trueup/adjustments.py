@@ -239,7 +239,7 @@ def camden_adjustment(position: Instrument, tranches: Sequence[Tranche],
 
 
 def outstanding(formula: str, cap: Capitalization) -> int:
-    """``A`` of ``outstanding_base``, without its text."""
+    """``A`` of ``outstanding_base`` (SPEC §5.2), without its text."""
     if formula == "weighted_average_narrow":
         return cap.common_outstanding
     return cap.common_outstanding + sum(n for _, n in cap.deemed)
@@ -247,9 +247,10 @@ def outstanding(formula: str, cap: Capitalization) -> int:
 
 def weighted_average_price(price: Decimal, a: int, tranches: Sequence[Tranche],
                            decimals: int) -> Decimal:
-    """``P'`` of ``weighted_average``, without its text: ``P × (A + B) / (A + C)`` is
-    ``(A × P + paid) / (A + C)`` exactly (``B = paid / P``), rounded half-up once; a
-    vesting never raises a price."""
+    """``P'`` of ``weighted_average`` (Warrant Agreement Art. IV, Certificate §12, as
+    SPEC §5.2 states them; deferred by Letter ¶2), without its text: ``P × (A + B) /
+    (A + C)`` is ``(A × P + paid) / (A + C)`` exactly (``B = paid / P``), rounded
+    half-up once; a vesting never raises a price."""
     below, c, num, den = False, 0, 0, 1   # C, and paid = num / den (in integers:
     for t in tranches:                    # Fraction arithmetic was most of a replay)
         if t.issuance.exercise_price < price:
@@ -266,7 +267,7 @@ def weighted_average_price(price: Decimal, a: int, tranches: Sequence[Tranche],
 
 
 def ratchet_price(price: Decimal, tranches: Sequence[Tranche], decimals: int) -> Decimal:
-    """``P'`` of ``full_ratchet``, without its text."""
+    """``P'`` of ``full_ratchet`` (SPEC §5.2; deferred by Letter ¶2), without its text."""
     lowest = min(exact(t.issuance.exercise_price) for t in tranches)
     return min(price, round_price(lowest, decimals)) if lowest < exact(price) else price
 
