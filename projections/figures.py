@@ -26,6 +26,7 @@ by ``payment_date``, defaults by ``kind``, deadlines by ``obligation``, exercise
 from __future__ import annotations
 
 import json
+from collections import Counter
 import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
@@ -323,7 +324,7 @@ def entry_selectors(key: str | None, entries: list) -> list[str]:
     names = ["".join(_select_text(_Select(f, "=", _as_text(e[f]))) for f in fields)
              for e in entries]
     seen: dict[str, int] = {}
-    counts = {n: names.count(n) for n in names}
+    counts = Counter(names)   # one pass: a report lists 40,000 per-Holder obligations
     out = []
     for n in names:
         k = seen.get(n, 0)

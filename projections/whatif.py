@@ -23,6 +23,7 @@ event-id lists, which are provenance rather than figures.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from types import MappingProxyType
@@ -312,7 +313,8 @@ def paired_selectors(key: str | None, a: list, b: list) -> tuple[list[str], list
         return [m.group(1) if (m := named.match(s)) else None for s in selectors]
 
     ln, rn = names(left), names(right)
-    shared = {n for side in (ln, rn) for n in side if n is not None and side.count(n) > 1}
+    shared = {n for side in (ln, rn) for n, times in Counter(side).items()
+              if n is not None and times > 1}
 
     def indexed(selectors: list[str], ns: list[str | None]) -> list[str]:
         seen: dict[str, int] = {}
