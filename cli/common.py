@@ -164,18 +164,10 @@ def _one_deal_in_memory() -> Iterator[None]:
     what is alive at the end is left out of later collections (``gc.freeze``), since it
     is only printed. Elsewhere (tests calling the commands in process) the collector
     is simply switched back on."""
-    import gc
+    from ledger.collector import paused
 
-    if not gc.isenabled():
+    with paused(freeze=ONE_SHOT):
         yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        if ONE_SHOT:
-            gc.freeze()
-        gc.enable()
 
 
 def _stdout_is_terminal() -> bool:

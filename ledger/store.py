@@ -39,14 +39,12 @@ directory or role (reads still work), a stored row altered outside deal-ledger.
 from __future__ import annotations
 
 import functools
-import gc
 import hashlib
 import json
 import os
 import random
 import time
 import uuid
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
@@ -57,6 +55,7 @@ from eventsourcing.persistence import (IntegrityError, JSONTranscoder, Operation
                                        PersistenceError, StoredEvent)
 
 from . import dealcache, guards
+from .collector import paused
 from .chainhead import CHAIN_ID, GENESIS, NAMESPACE, Head  # noqa: F401 (re-exported)
 from .connection import (RETRY_SECONDS, cannot_write, check_sqlite_header, create_private_file,
                          env_for, immutable_uri, is_read_only, is_transient, one_line,
@@ -322,23 +321,6 @@ def _operator(user: str | None) -> str:
         raise UsageError("the operator name must be one line of at most 200 characters",
                          field="--user")
     return who
-
-
-@contextmanager
-def _gc_paused(pause: bool) -> Iterator[None]:
-    """Hold off Python's cyclic garbage collector while a large batch is staged and
-    saved: the batch allocates hundreds of thousands of containers that all stay alive,
-    which the collections meanwhile (full ones walk every object) would only re-walk.
-    Reference counting still frees what is dropped; the collector is switched back on
-    (if it was on) however the block ends."""
-    if not pause or not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def _utc_now() -> datetime:
@@ -653,7 +635,7 @@ class Ledger:
         version, events = self._deal_cache.get(deal, (0, []))
         # every row and record read stays alive in its event: a collection meanwhile
         # frees nothing, and took a quarter of a cold report's read of 10,000 events
-        with _gc_paused(True):
+        with paused(True):
             stored = self._stream_rows(deal_id(deal), version)
             if stored:
                 try:
@@ -673,7 +655,7 @@ class Ledger:
         if last is None:
             return None
         path = dealcache.cache_path(directory, os.path.realpath(self.url), stream.hex)
-        with _gc_paused(True):
+        with paused(True):
             events = None
             try:
                 found = dealcache.load(path, last[0], _json_loads(last[1])["record"]["hash"])
@@ -792,7 +774,7 @@ class Ledger:
         who = _operator(user)
         if not new_events:
             return Appended(0, self.head(), ())
-        with self._writer_lock(), _gc_paused(len(new_events) >= PAUSE_GC_AT):
+        with self._writer_lock(), paused(len(new_events) >= PAUSE_GC_AT):
             return self._append_retrying(new_events, who)
 
     def _writer_lock(self):

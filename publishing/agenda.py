@@ -17,13 +17,13 @@ read (a follow-up could read them when their recorded head equals the log's).
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
 from datetime import date, datetime, timedelta
 from typing import Any, Iterable, Mapping
 
+from ledger.collector import paused
 from ledger.events import REGISTRATION_RIGHTS, Event
 
 CATEGORY_ORDER = {"overdue": 0, "due": 1, "at_risk": 2}
@@ -164,13 +164,8 @@ def _entries(histories: Mapping[str, list[Any]], deals: list[str],
             return events_of(histories[deal])
         return [Event.from_record(r) for r in histories[deal]]
 
-    was = gc.isenabled()   # short-lived acyclic objects: as in projections.report
-    gc.disable()
-    try:
+    with paused():   # short-lived acyclic objects: as in projections.report
         return [(deal, deal_entry(events(deal), **options)) for deal in deals]
-    finally:
-        if was:
-            gc.enable()
 
 
 def _preload(day: date) -> None:

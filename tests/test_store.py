@@ -450,3 +450,34 @@ def test_log_range_is_the_notifications_of_a_range(store_url, monkeypatch):
             halves = ledger.log_range(0, 3) + ledger.log_range(3, top)
             assert halves == everything
             assert ledger.log_range(top, top + 5) == []
+
+
+def test_the_collector_is_held_off_for_the_block_and_restored_however_it_ends():
+    # ledger.collector.paused: the one pause the store, the report, the agenda and the
+    # one-deal commands share
+    import gc
+
+    from ledger.collector import paused
+
+    assert gc.isenabled()
+    with paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(ValueError):
+        with paused():
+            raise ValueError
+    assert gc.isenabled()
+    with paused(when=False):
+        assert gc.isenabled()
+    gc.disable()
+    try:
+        with paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()   # left as it was found
+    finally:
+        gc.enable()
+    with paused(freeze=True):
+        kept = [object()]
+    assert gc.isenabled() and gc.get_freeze_count() > 0
+    gc.unfreeze()
+    del kept
