@@ -50,10 +50,10 @@ from ledger.locks import FileLock
 from . import viewworkers
 from .viewtables import (DEAL_TABLES, DEALS, DIRTY, EVENTS, FORMAT, LATE_INDEXES, META,
                          TABLES, TRACKING, cents, deal_row, metadata, schedule_rows)
-from .viewworkers import Page, counts_as_of, deal_records, worker_pool
+from .viewworkers import Page, counts_as_of, worker_pool
 
 
-__all__ = ["FORMAT", "ReadModels", "ViewsRun", "cents", "counts_as_of", "deal_records",
+__all__ = ["FORMAT", "ReadModels", "ViewsRun", "cents", "counts_as_of",
            "deal_row", "schedule_rows",
            "views", "SCHEDULES", "KIND_SCHEDULES"]
 
@@ -438,9 +438,13 @@ def _recompute(models: ReadModels, as_of: date, last_seq: int, per_commit: int,
     for computed in viewworkers.computed_batches(models.path, batches, as_of, last_seq, workers,
                                                  meanwhile):
         with models.transaction() as c:
-            for deal, tables, summary, retracted, error in computed:
+            for deal, tables, summary, retracted, error, (replace, parts) in computed:
                 for table in (*DEAL_TABLES, DEALS, DIRTY):
                     c.execute(f'DELETE FROM "{table.name}" WHERE deal = ?', (deal,))
+                if replace:
+                    c.execute("DELETE FROM _deal_state WHERE deal = ?", (deal,))
+                c.executemany("INSERT OR REPLACE INTO _deal_state VALUES (?, ?, ?, ?, ?, ?)",
+                              parts)
                 if summary is None:  # no events of the deal up to last_seq
                     continue
                 c.execute(DEALS.insert(), summary)

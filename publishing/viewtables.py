@@ -29,9 +29,11 @@ from datetime import date
 from decimal import Decimal
 from typing import Any, Callable, Mapping, Sequence
 
+from ledger.stored import Event
+
 # The file's schema version. A file written with another one is rebuilt (``views``
 # migrates it: drops its tables and replays the log), never half-read.
-FORMAT = "deal-ledger views 3"
+FORMAT = "deal-ledger views 4"     # 4: _deal_state
 OLD_FORMATS = ("deal-ledger views 1",)      # version 1: tables meta, dirty, tracking
 
 
@@ -322,8 +324,20 @@ META = Table("_meta", "Internal: the file's format, the ledger it mirrors and th
 DIRTY = Table("_dirty", "Internal: deals waiting to be recomputed.",
               (C("deal", "TEXT", "The deal."),), ("deal",), hidden=True)
 
+STATE = Table(
+    "_deal_state", "Internal: each deal's events as the engine reads them, in parts "
+                   "(publishing.dealstate), so that recomputing a deal after a few new "
+                   "events does not read and decode all its events again.",
+    (C("deal", "TEXT", "The deal."),
+     C("part", "INTEGER", "The part's number within the deal (0, 1, ...)."),
+     C("first_seq", "INTEGER", "The seq of the part's first event."),
+     C("last_seq", "INTEGER", "The seq of the part's last event."),
+     C("events", "INTEGER", "How many events the part holds."),
+     C("rows", "BLOB", "The part's events (publishing.dealstate).")),
+    ("deal", "part"), hidden=True)
+
 # Every table of ours, parents first (the library's ``_tracking`` is made by the recorder).
-TABLES: tuple[Table, ...] = (META, DIRTY, DEALS, EVENTS, *DEAL_TABLES)
+TABLES: tuple[Table, ...] = (META, DIRTY, DEALS, EVENTS, *DEAL_TABLES, STATE)
 TRACKING = "_tracking"
 
 # Indexes built after the bulk of a (re)build rather than row by row during it. The
@@ -347,18 +361,19 @@ def schedule_rows(report: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
     return {t.name: t.rows(report) for t in DEAL_TABLES}
 
 
-def deal_row(report: Mapping[str, Any] | None, records: Sequence[Mapping[str, Any]],
+def deal_row(report: Mapping[str, Any] | None, events: Sequence[Event],
              retracted: int, as_of: date, error: str | None = None) -> dict[str, Any]:
-    """One ``deals`` row: who the deal is, how many events, and the report's headline."""
+    """One ``deals`` row: who the deal is, how many events (``events``: all of the deal's
+    in the file, in seq order), and the report's headline."""
     # the latest DealOpened: the one in force if the first was retracted and the deal
     # opened again (a new one is only accepted once the previous one is retracted)
-    opened = next((r for r in reversed(records) if r["type"] == "DealOpened"), None)
+    opened = next((e for e in reversed(events) if e.type == "DealOpened"), None)
     row: dict[str, Any] = {name: None for name in DEALS.names}
-    row.update(deal=records[0]["deal"], events=len(records), retracted=retracted,
-               last_seq=records[-1]["seq"], as_of=as_of.isoformat(), error=error)
+    row.update(deal=events[0].deal, events=len(events), retracted=retracted,
+               last_seq=events[-1].seq, as_of=as_of.isoformat(), error=error)
     if opened is not None:
-        row.update(kind=opened["data"].get("kind"), name=opened["data"].get("name"),
-                   opened_on=opened["date"])
+        row.update(kind=opened.data.get("kind"), name=opened.data.get("name"),
+                   opened_on=opened.date.isoformat())
     if report is None:
         return row
     row["kind"] = report.get("kind", row["kind"])

@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from ledger.errors import LedgerError
 
+from . import dealstate
 from .viewtables import DEAL_TABLES, DEALS, deal_row, sql_value
 
 POOL_MIN_DEALS = 16         # fewer dirty deals than this are computed in the writer
@@ -66,8 +67,10 @@ _DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 # One computed deal, ready to write: (deal, {table: [SQL row tuples]}, deals row tuple or
-# None when the deal has no events up to last_seq, retracted seqs, error or None).
-Computed = tuple[str, dict[str, list[tuple]], "tuple | None", list[int], "str | None"]
+# None when the deal has no events up to last_seq, retracted seqs, error or None, the
+# writes of its state: (replace its parts first, ``_deal_state`` rows)).
+Computed = tuple[str, dict[str, list[tuple]], "tuple | None", list[int], "str | None",
+                 tuple[bool, list[tuple]]]
 
 
 def computed_batches(path: str, batches: list[list[str]], as_of: date, last_seq: int,
@@ -174,58 +177,58 @@ def _compute_batch(deals: list[str], as_of: date, last_seq: int) -> list[Compute
     return [_compute_deal(_reader, deal, as_of, last_seq) for deal in deals]
 
 
-_SELECT_DEAL = ("SELECT seq, id, type, date, source, key, v, recorded_at, recorded_by, "
-                "prev_hash, hash, data FROM events WHERE deal = ? AND seq <= ? ORDER BY seq")
+_SELECT_STATE = ("SELECT part, first_seq, last_seq, events, rows FROM _deal_state "
+                 "WHERE deal = ? ORDER BY part")
+_COUNT_UPTO = "SELECT count(*) FROM events WHERE deal = ? AND seq <= ?"
+_SELECT_AFTER = (f"SELECT {', '.join(dealstate.COLUMNS)} FROM events "
+                 "WHERE deal = ? AND seq > ? AND seq <= ? ORDER BY seq")
+
+# What a computed deal's state asks of the writer: (replace the deal's parts first, parts
+# as ``_deal_state`` rows).
+StateWrites = tuple[bool, list[tuple]]
 
 
-def deal_records(conn: sqlite3.Connection, deal: str, last_seq: int) -> list[dict[str, Any]]:
-    """One deal's records as the engine reads them (``Event.from_record``), rebuilt from
-    the ``events`` rows streamed from the log (``data`` exact JSON), without reading the
-    log a second time. Stored fields no event type reads (``events.extra``) are left out.
-    One visit of each row (they lie apart, among every other deal's); every ``data``
-    decoded in one call of the C decoder, joined as one JSON array."""
-    rows = conn.execute(_SELECT_DEAL, (deal, last_seq)).fetchall()
-    if not rows:
-        return []
-    datas = json.loads("[" + ",".join([row[11] for row in rows]) + "]")
-    out = []
-    for (seq, id_, type_, day, source, key, v, recorded_at, recorded_by, prev_hash,
-         hash_, _text), data in zip(rows, datas, strict=True):
-        record: dict[str, Any] = {"type": type_, "deal": deal, "date": day, "data": data,
-                                  "id": id_, "seq": seq, "recorded_at": recorded_at,
-                                  "recorded_by": recorded_by, "prev_hash": prev_hash,
-                                  "hash": hash_}
-        if source is not None:
-            record["source"] = source
-        if key is not None:
-            record["key"] = key
-        if v is not None:
-            record["v"] = v
-        out.append(record)
-    return out
+def deal_rows(conn: sqlite3.Connection, deal: str, last_seq: int
+              ) -> tuple[list[list[Any]], StateWrites]:
+    """One deal's events up to ``last_seq`` as state rows (``publishing.dealstate``, not
+    yet typed): its state in the view file, advanced by the ``events`` rows after it;
+    or, with no usable state, all its ``events`` rows. And what to write of the state.
+    The state and the rows after it are read in one read transaction."""
+    conn.execute("BEGIN")
+    try:
+        state = dealstate.load(conn.execute(_SELECT_STATE, (deal,)).fetchall())
+        if state is not None and state.parts and (
+                state.last_seq > last_seq or conn.execute(
+                    _COUNT_UPTO, (deal, state.last_seq)).fetchone()[0] != state.events):
+            state = None
+        replace = state is None
+        state = state or dealstate.State()
+        found = conn.execute(_SELECT_AFTER, (deal, state.last_seq, last_seq)).fetchall()
+    finally:
+        conn.execute("COMMIT")
+    writes, rows = dealstate.advance(state, dealstate.rows_of(deal, found))
+    return rows, (replace, [w.record(deal) for w in writes])
 
 
 def _compute_deal(conn: sqlite3.Connection, deal: str, as_of: date,
                   last_seq: int) -> Computed:
-    """One deal as of ``as_of``, as rows ready to write."""
+    """One deal as of ``as_of``, as rows ready to write, with its state's writes."""
     from projections.report import report
     from projections.timeline import retracted_ids
 
-    from ledger.stored import events_of
-
-    records = deal_records(conn, deal, last_seq)
-    if not records:
-        return deal, {}, None, [], None
-    events = events_of(records)   # typed in place: the records are this call's own
+    rows, state = deal_rows(conn, deal, last_seq)
+    if not rows:
+        return deal, {}, None, [], None, (True, [])
+    events = dealstate.events(rows)
     retracted = retracted_ids(events)
     seqs = [e.seq for e in events if e.id in retracted]
     try:
         rep = report(events, as_of=as_of, bases=False)  # tables hold figures, not bases
     except (LedgerError, ValueError, ArithmeticError, KeyError, TypeError) as err:
         text = " ".join(f"{type(err).__name__}: {err}".split())[:300]
-        summary = deal_row(None, records, len(seqs), as_of, error=text)
+        summary = deal_row(None, events, len(seqs), as_of, error=text)
         return (deal, {t.name: [] for t in DEAL_TABLES},
-                tuple(sql_value(summary[n]) for n in DEALS.names), seqs, text)
+                tuple(sql_value(summary[n]) for n in DEALS.names), seqs, text, state)
     tables = {}
     for table in DEAL_TABLES:
         names = table.names
@@ -235,5 +238,5 @@ def _compute_deal(conn: sqlite3.Connection, deal: str, as_of: date,
             for i, row in enumerate(table.rows(rep), start=1)] if numbered else [
             tuple(sql_value(deal if k == "deal" else row[k]) for k in names)
             for row in table.rows(rep)]
-    summary = deal_row(rep, records, len(seqs), as_of)
-    return deal, tables, tuple(sql_value(summary[n]) for n in DEALS.names), seqs, None
+    summary = deal_row(rep, events, len(seqs), as_of)
+    return deal, tables, tuple(sql_value(summary[n]) for n in DEALS.names), seqs, None, state

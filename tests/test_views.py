@@ -6,6 +6,7 @@ killed with SIGKILL in the middle of a rebuild, and refusals of bad input."""
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import shutil
 import signal
@@ -20,14 +21,48 @@ from pathlib import Path
 import pytest
 
 from tests.cli_support import run
-from publishing.demo import AS_OF, RRA, build_demo
+from publishing.demo import AS_OF, LETTER, RRA, build_demo
 from ledger.events import parse_event
 from ledger.store import Ledger
+from publishing import dealstate
 from tests.support import ev, opened
 
 TABLES = ("events", "deals", "defaults", "suspension_periods", "payments", "deadlines",
-          "true_ups", "_dirty", "_meta")
+          "true_ups", "obligations", "_dirty", "_meta")
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def state_rows(out) -> dict[str, list[list]]:
+    """Each deal's state (``_deal_state``, publishing.dealstate): its parts' rows, in
+    order. How the rows are cut into parts is the state's own business."""
+    conn = sqlite3.connect(out)
+    try:
+        found: dict[str, list] = {}
+        for deal, blob in conn.execute("SELECT deal, rows FROM _deal_state ORDER BY deal, part"):
+            fmt, part = marshal.loads(blob)
+            assert fmt == dealstate.FORMAT
+            found.setdefault(deal, []).extend(part)
+        return found
+    finally:
+        conn.close()
+
+
+def event_rows(out) -> dict[str, list[list]]:
+    """Each deal's ``events`` rows in the state's form, read plainly: what its state
+    must hold."""
+    conn = sqlite3.connect(out)
+    try:
+        found: dict[str, list] = {}
+        for seq, id_, deal, type_, day, data, source, key, v, at, by, prev, hash_ in (
+                conn.execute("SELECT seq, id, deal, type, date, data, source, key, v, "
+                             "recorded_at, recorded_by, prev_hash, hash FROM events "
+                             "ORDER BY deal, seq")):
+            found.setdefault(deal, []).append(
+                [id_, seq, type_, deal, day, json.loads(data), at, by, prev, hash_, source,
+                 key, v])
+        return found
+    finally:
+        conn.close()
 
 
 def views(db: str, out: Path, *more: str) -> dict:
@@ -292,6 +327,65 @@ def test_another_as_of_recomputes_every_deal_without_rereading(tmp_path):
     assert rows(out, "SELECT count(*) AS n FROM payments")[0]["n"] > before
     views(db, fresh, "--as-of", AS_OF)
     assert dump(out) == dump(fresh)
+
+
+# ------------------------------------------------ each deal's state (_deal_state)
+
+
+def _read_rows_spy(monkeypatch) -> list[tuple[str, int]]:
+    """(deal, how many of its ``events`` rows were read) for each deal computed."""
+    seen: list[tuple[str, int]] = []
+    plain = dealstate.rows_of
+
+    def spy(deal, found):
+        seen.append((deal, len(found)))
+        return plain(deal, found)
+
+    monkeypatch.setattr(dealstate, "rows_of", spy)
+    return seen
+
+
+def test_a_deal_recomputed_after_new_events_reads_only_them(tmp_path, monkeypatch):
+    """The state holds the deal's events: after one new event, the deal is recomputed
+    from its state and that one ``events`` row, and the tables equal a rebuild's."""
+    db = str(tmp_path / "demo.db")
+    build_demo(db)
+    out, fresh = tmp_path / "views.db", tmp_path / "fresh.db"
+    views(db, out, "--as-of", AS_OF)
+    assert {d: len(r) for d, r in state_rows(out).items()} == {RRA: 32, LETTER: 26}
+    seen = _read_rows_spy(monkeypatch)
+    append(db, [ev("HoldersAdvised", "2006-01-11", deal=RRA)])
+    views(db, out, "--as-of", AS_OF)
+    assert seen == [(RRA, 1)]      # 1 row read from events, 32 from the state
+    views(db, fresh, "--as-of", AS_OF)
+    assert dump(out) == dump(fresh)
+    assert state_rows(out) == state_rows(fresh) == event_rows(out)
+
+
+@pytest.mark.parametrize("spoil", [
+    "DELETE FROM _deal_state WHERE deal = ? AND part = 0",    # a part missing
+    "UPDATE _deal_state SET rows = x'00ff' WHERE deal = ?",   # a part that does not decode
+    "UPDATE _deal_state SET events = events + 1 WHERE deal = ?",   # counts that do not fit
+    "UPDATE _deal_state SET last_seq = last_seq - 1 WHERE deal = ?",   # nor seqs
+    "DELETE FROM _deal_state WHERE deal = ?",                 # no state at all
+])
+def test_a_state_that_does_not_fit_is_read_again_from_events(tmp_path, monkeypatch, spoil):
+    db = str(tmp_path / "demo.db")
+    build_demo(db)
+    out, fresh = tmp_path / "views.db", tmp_path / "fresh.db"
+    monkeypatch.setattr(dealstate, "PART", 10)   # the demo's RRA deal in 4 parts
+    views(db, out, "--as-of", AS_OF)
+    conn = sqlite3.connect(out)
+    assert conn.execute(spoil, (RRA,)).rowcount >= 1
+    conn.commit()
+    conn.close()
+    seen = _read_rows_spy(monkeypatch)
+    append(db, [ev("HoldersAdvised", "2006-01-11", deal=RRA)])
+    views(db, out, "--as-of", AS_OF)
+    assert seen == [(RRA, 33)]     # every row of the deal read again from events
+    views(db, fresh, "--as-of", AS_OF)
+    assert dump(out) == dump(fresh)
+    assert state_rows(out) == state_rows(fresh) == event_rows(out)
 
 
 # ------------------------------------------------------------- killed mid-rebuild

@@ -1,0 +1,107 @@
+"""Issue 17: a deal's state in the view file (publishing.dealstate). Its rows are the
+deal's ``events`` rows, and the events built from them are the events the store's own
+reading makes (``ledger.stored.events_of``), field for field, upcasting included; parts
+are cut and advanced so that they always hold the rows in seq order."""
+
+from __future__ import annotations
+
+import marshal
+from datetime import date
+
+from hypothesis import given, settings, strategies as st
+
+from ledger import upcasting
+from ledger.store import Ledger
+from ledger.stored import events_of
+from publishing import dealstate, readmodels
+from publishing.demo import AS_OF, LETTER, RRA, build_demo
+from tests.test_views import event_rows
+
+
+def _events_the_store_reads(db: str, deal: str):
+    with Ledger(db, create=False) as ledger:
+        return events_of(ledger.deal_records(deal))
+
+
+def _state_events(out: str, deal: str):
+    return dealstate.events(event_rows(out)[deal])
+
+
+def test_events_from_state_rows_are_the_stores_events(tmp_path):
+    db, out = str(tmp_path / "demo.db"), str(tmp_path / "views.db")
+    build_demo(db)
+    with Ledger(db, create=False) as ledger:
+        readmodels.views(ledger, out, as_of=date.fromisoformat(AS_OF), workers=1)
+    for deal in (RRA, LETTER):
+        mine, theirs = _state_events(out, deal), _events_the_store_reads(db, deal)
+        assert len(mine) == len(theirs) > 20
+        for a, b in zip(mine, theirs, strict=True):
+            assert a == b       # every field, the typed data (Decimal, date) included
+            assert (type(a.date), type(a.recorded_at)) == (date, type(b.recorded_at))
+            assert dict(a.data) == dict(b.data)
+
+
+def test_a_record_of_an_older_version_is_upcast_as_the_store_reads_it(tmp_path, monkeypatch):
+    db, out = str(tmp_path / "demo.db"), str(tmp_path / "views.db")
+    build_demo(db)
+    with Ledger(db, create=False) as ledger:
+        readmodels.views(ledger, out, as_of=date.fromisoformat(AS_OF), workers=1)
+    # a second version of ShelfFiled: the stored version-1 records are read upcast
+    monkeypatch.setattr(upcasting, "_current", dict(upcasting._current))
+    monkeypatch.setattr(upcasting, "_steps", dict(upcasting._steps))
+    upcasting.register("ShelfFiled", 1,
+                       lambda r: {**r, "data": {**r["data"], "note": "read as version 2"}})
+    mine, theirs = _state_events(out, RRA), _events_the_store_reads(db, RRA)
+    filed = [e for e in mine if e.type == "ShelfFiled"]
+    assert filed and all(e.data["note"] == "read as version 2" for e in filed)
+    assert mine == theirs
+
+
+rows = st.lists(st.integers(min_value=1, max_value=6), min_size=1, max_size=12)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(batches=rows, part=st.integers(2, 5), small=st.integers(1, 4))
+def test_parts_advanced_batch_after_batch_hold_every_row_in_order(batches, part, small):
+    """However the new rows come (batches of 1 to 6), the parts written, read back as
+    the next run reads them, hold every row once, in seq order, numbered 0, 1, ...; no
+    part is over ``PART`` rows, and only a last part under ``SMALL`` is rewritten."""
+    dealstate.PART, dealstate.SMALL = part, min(small, part)
+    try:
+        stored: dict[int, tuple] = {}      # part -> its _deal_state row
+        seq = 0
+        for n in batches:
+            state = dealstate.load([stored[k][1:] for k in sorted(stored)])
+            assert state is not None
+            new = []
+            for _ in range(n):
+                seq += 1
+                new.append([f"id-{seq}", seq, "HoldersAdvised", "d", "2005-01-03", {},
+                            "2005-01-03T00:00:00Z", "me", "p", "h", None, None, 1])
+            before = {k: v[1:] for k, v in stored.items()}
+            writes, every = dealstate.advance(state, new)
+            assert [r[1] for r in every] == list(range(1, seq + 1))
+            for w in writes:
+                record = w.record("d")
+                assert record[4] <= part
+                if w.number in before:   # a rewrite: of the last part, a small one
+                    assert w.number == max(before) and before[w.number][3] < dealstate.SMALL
+                stored[w.number] = record
+            assert sorted(stored) == list(range(len(stored)))
+        held = [r for k in sorted(stored) for r in marshal.loads(stored[k][5])[1]]
+        assert [r[1] for r in held] == list(range(1, seq + 1))
+    finally:
+        dealstate.PART, dealstate.SMALL = 1024, 64
+
+
+def test_parts_that_do_not_follow_each_other_are_no_state():
+    def part(number, first, last):
+        return (number, first, last, last - first + 1, marshal.dumps(
+            (dealstate.FORMAT, [[f"i{s}", s] for s in range(first, last + 1)])))
+
+    assert dealstate.load([part(0, 1, 3), part(1, 4, 5)]) is not None
+    assert dealstate.load([part(0, 1, 3), part(2, 4, 5)]) is None        # a gap in numbers
+    assert dealstate.load([part(0, 1, 3), part(1, 3, 5)]) is None        # seqs overlap
+    assert dealstate.load([part(1, 1, 3)]) is None                       # not from 0
+    assert dealstate.load([(0, 1, 1, 1, marshal.dumps((99, [["i1", 1]])))]) is None
+    assert dealstate.load([(0, 1, 1, 1, b"\x00junk")]) is None
