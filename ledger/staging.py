@@ -5,7 +5,7 @@ large batch runs on two cores.
    the chain links ``prev_hash``, ``deal_prev`` and its ``hash``), checked against its
    deal's guard state (``guards.check``) and folded into it, and its two JSON texts (the
    canonical one its hash covers and the stored one the library's row holds) are made
-   with the links left as holes (``store._record_pieces``). Deals are independent here:
+   with the links left as holes (``store._record_pieces``, given as ``Job.pieces_of``). Deals are independent here:
    a line's check reads only its own deal's state and its own deal's later lines of the
    batch (``guards.Batch.later``), its seq and id come from its place in the batch.
 2. **Link** (``link``), in seq order, in this process: each hole is filled with the hash
@@ -62,6 +62,9 @@ class Job:
     batch: guards.Batch
     load: Callable[[str], Any]     # a deal's aggregate (``Ledger._deal``), or None
     forget: Callable[[Iterable[str]], None]   # drops deals from the ledger's cache
+    pieces_of: Callable[[dict[str, Any], str], Any]   # ``store._record_pieces``
+    guard_text: Callable[[Any], str]                  # ``store._canonical_text``
+    stream_id: Callable[[str], Any]                   # ``store.deal_id``
     loaded: dict[str, Any] = field(default_factory=dict)
     before: dict[str, int] = field(default_factory=dict)
 
@@ -105,9 +108,8 @@ def check_events(job: Job, lines: Iterable[int], pieces: list[Any],
     aggregate's own, or a new one), and put its texts with holes in ``pieces[k]`` and,
     if ``records`` is given, its record in ``records[k]``. ``LedgerError`` names the
     line (the first of ``lines`` that breaks a rule)."""
-    from .store import _record_pieces
-
     new_events, batch, who_q = job.new_events, job.batch, job.who_q
+    _record_pieces = job.pieces_of
     check, fold, record_of = guards.check, guards.fold, job.record
     for k in lines:
         deal = new_events[k].deal
@@ -225,16 +227,15 @@ def _check_in_two(job: Job, due: Callable[[str, int], bool]) -> Checked | None:
             os._exit(status)
     os.close(write_end)
     mine: list[str] = []
+    made: dict[str, str] = {}
     try:
         try:
             while (i := claims.front()) is not None:
                 mine.append(order[i])
-                check_events(job, by_deal[order[i]], pieces, records, guard_of)
+                _check_deal(job, order[i], by_deal, pieces, records, guard_of, due, made)
         except LedgerError:
             raise _Refused from None
-        # while the child makes its part of the snapshots, this process makes its own,
-        # and the records of the child's lines (the child sends only their texts)
-        made = _guard_texts(job, mine, by_deal, guard_of, due)
+        # while the child ends, the records of its lines (it sends only their texts)
         taken = set(mine)
         rest = [d for d in order if d not in taken]
         for deal in rest:
@@ -277,14 +278,16 @@ def _check_in_two(job: Job, due: Callable[[str, int], bool]) -> Checked | None:
     return Checked(pieces, records, guard_of, {**made, **guard_texts})
 
 
-def _guard_texts(job: Job, deals: list[str], by_deal: dict[str, list[int]],
-                 guard_of: dict[str, Any], due: Callable[[str, int], bool]) -> dict[str, str]:
-    """The canonical text of the guard state of each of ``deals`` due for a snapshot
-    after the batch (what ``Ledger._snapshot`` writes and seals)."""
-    from .store import _canonical_text
-
-    return {d: _canonical_text(guard_of[d]) for d in deals
-            if due(d, job.before[d] + len(by_deal[d]))}
+def _check_deal(job: Job, deal: str, by_deal: dict[str, list[int]], pieces: list[Any],
+                records: list[Any] | None, guard_of: dict[str, Any],
+                due: Callable[[str, int], bool], made: dict[str, str]) -> None:
+    """``check_events`` of one deal's lines, then, if the deal is due for a snapshot
+    after the batch, the canonical text of its guard state (what ``Ledger._snapshot``
+    writes and seals) in ``made``: made here, deal by deal, so that it counts in how
+    the two processes share the deals out."""
+    check_events(job, by_deal[deal], pieces, records, guard_of)
+    if due(deal, job.before[deal] + len(by_deal[deal])):
+        made[deal] = job.guard_text(guard_of[deal])
 
 
 def _child(job: Job, by_deal: dict[str, list[int]], order: list[str], claims: Any,
@@ -295,14 +298,15 @@ def _child(job: Job, by_deal: dict[str, list[int]], order: list[str], claims: An
     theirs: list[str] = []
     pieces: list[Any] = [None] * len(job.new_events)
     guard_of: dict[str, Any] = {}
+    made: dict[str, str] = {}
     try:
         while (j := claims.back()) is not None:
             theirs.append(order[j])
-            check_events(job, by_deal[order[j]], pieces, None, guard_of)
+            _check_deal(job, order[j], by_deal, pieces, None, guard_of, due, made)
     except LedgerError:
         return ("refused", None, None)
     parts = [p for d in theirs for k in by_deal[d] for p in pieces[k]]
-    return (theirs, SEP.join(parts), _guard_texts(job, theirs, by_deal, guard_of, due))
+    return (theirs, SEP.join(parts), made)
 
 
 def link(job: Job, checked: Checked, stored_of: Callable[..., Any] | None,
@@ -314,8 +318,7 @@ def link(job: Job, checked: Checked, stored_of: Callable[..., Any] | None,
     record)`` where the library's mapper must make it, else directly from the texts).
     Returns the records and their stored events, in seq order, each deal's ``at`` (its
     last ``[seq, hash]``) and each deal's version after the batch."""
-    from .store import deal_id
-
+    deal_id = job.stream_id
     started_topic, recorded_topic = topics
     sha256 = hashlib.sha256
     pieces, records = checked.pieces, checked.records

@@ -895,7 +895,8 @@ class Ledger:
         batch = guards.Batch(lambda: [{**n.envelope(), "seq": head.seq + k, "id": i}
                                       for k, (n, i) in enumerate(zip(new_events, ids), 1)])
         job = staging.Job(new_events, ids, head.seq, format_timestamp(now), who, _quote(who),
-                          now, batch, self._deal, self._forget)
+                          now, batch, self._deal, self._forget, _record_pieces,
+                          _canonical_text, deal_id)
         checked = staging.check_batch(
             job, lambda deal, version: version // SNAPSHOT_INTERVAL
             > job.before[deal] // SNAPSHOT_INTERVAL, parallel=self._direct,
