@@ -106,17 +106,19 @@ class Mode:
     this process (``slow="here"``) or the child (``slow="child"``) slowed at its first
     deal, so that the other takes most deals. Records which process checked what."""
 
-    def __init__(self, monkeypatch, parallel: bool, slow: str | None = None):
+    def __init__(self, monkeypatch, parallel: bool, slow: str | None = None,
+                 threshold: int = 10, pause: float = 0.5):
         self.parent = os.getpid()
         self.checked: list[staging.Checked] = []
-        monkeypatch.setattr(staging, "PARALLEL_AT", 10 if parallel else 10**9)
-        check_events, slept = staging.check_events, []
+        monkeypatch.setattr(staging, "PARALLEL_AT", threshold if parallel else 10**9)
+        check_events = staging.check_events
+        slept = self.slept = []
 
         def slowed(job, lines, *args):
             here = os.getpid() == self.parent
             if slow is not None and not slept and (slow == "here") == here:
                 slept.append(1)
-                time.sleep(0.5)
+                time.sleep(pause)
             return check_events(job, lines, *args)
 
         monkeypatch.setattr(staging, "check_events", slowed)
@@ -277,3 +279,83 @@ def test_the_librarys_own_path_is_checked_in_one_process(sqlite_url, tmp_path, m
         assert _answer(ledger, _events(objs)) == serial[0]
         assert verify(ledger).ok
     assert mode.childs_deals() == []
+
+
+# ------------------------------------------------ random histories, one process or two
+
+from hypothesis import HealthCheck, event, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from tests.support import ev, opened  # noqa: E402
+
+LONG = bool(os.environ.get("DEAL_LEDGER_LONG"))
+DEALS = ["d0", "d1", "d2", "d3"]
+HOLDERS = ["H0", "H1", "H2"]
+DAYS = ["2004-06-30", "2004-07-01", "2004-12-31"]
+
+
+@st.composite
+def histories(draw):
+    """Batches over up to four deals, lines of different deals interleaved in any order:
+    openings (each with Notes issued to H0), issues, transfers that may dispose of more
+    than the Holder has on their day (refused: RRA §1 Transfer Restricted Securities,
+    unless a same-day issue later in the batch takes effect first), consents that may
+    name no Holder of the deal."""
+    deals = DEALS[:draw(st.integers(2, 4))]
+    out, opened_deals = [], set()
+    for _ in range(draw(st.integers(1, 3))):
+        lines = []
+        for _ in range(draw(st.integers(2, 14))):
+            deal = draw(st.sampled_from(deals))
+            if deal not in opened_deals:
+                opened_deals.add(deal)
+                lines += [opened(deal), ev("NotesIssued", DAYS[0], deal=deal, holder="H0",
+                                           principal="50000.00")]
+            day = draw(st.sampled_from(DAYS))
+            kind = draw(st.sampled_from(["issue"] * 5 + ["transfer", "consent"]))
+            cents = draw(st.integers(1, 5_000_000))
+            amount = f"{cents // 100}.{cents % 100:02d}"
+            if kind == "issue":
+                lines.append(ev("NotesIssued", day, deal=deal,
+                                holder=draw(st.sampled_from(HOLDERS)), principal=amount))
+            elif kind == "transfer":
+                a = draw(st.sampled_from(["H0", "H0", "H0", "H1"]))
+                b = draw(st.sampled_from([h for h in HOLDERS if h != a]))
+                lines.append(ev("NotesTransferred", day, deal=deal, from_holder=a,
+                                to_holder=b, principal=f"{cents // 1000 + 1}.00"))
+            else:
+                lines.append(ev("ConsentGiven", day, deal=deal,
+                                holder=draw(st.sampled_from(["H0"] * 8 + ["H1", "Nobody"])),
+                                matter="amendment"))
+        out.append(lines)
+    return out
+
+
+def _history_run(url: str, history: list[list[dict]], parallel: bool) -> list:
+    with pytest.MonkeyPatch.context() as m, Ledger(url) as ledger:
+        _COUNTER[0] = 0
+        seen = []
+        # this process pauses at its first deal of each batch, so that the child takes some
+        mode = Mode(m, parallel, "here", threshold=2, pause=0.05)
+        for lines in history:
+            mode.slept.clear()
+            answer = _answer(ledger, _events(lines))
+            seen.append((answer, Raw(url).rows()))
+            if parallel and isinstance(answer, str):
+                event("refused")
+            elif parallel:
+                event(f"written; the child checked {len(mode.childs_deals())} deal(s)")
+        seen.append(verify(ledger).line())
+    return seen
+
+
+@settings(max_examples=200 if LONG else 20, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(history=histories())
+def test_random_histories_write_the_same_on_one_process_or_two(tmp_path_factory, fixed,
+                                                               history):
+    where = tmp_path_factory.mktemp("h")
+    one = _history_run(str(where / "one.db"), history, parallel=False)
+    two = _history_run(str(where / "two.db"), history, parallel=True)
+    assert one == two
+    assert one[-1].startswith("ok: ")
