@@ -78,6 +78,12 @@ def _record_seq(event: Any) -> int:
     return event.record["seq"]
 
 
+# ``_stage`` makes a batch's stored events in seq order, the order they are written in.
+# A test that needs the layout of ledgers written before that (one deal's lines of a
+# batch before another's) sets ``_record_seq`` to another key of a ``_Row``.
+_SEQ_ORDER = _record_seq
+
+
 @functools.lru_cache(maxsize=4096)
 def deal_id(deal: str) -> uuid.UUID:
     return uuid.uuid5(NAMESPACE, f"deal:{deal}")
@@ -158,6 +164,18 @@ def _record_texts(record: dict[str, Any], who: str) -> tuple[str, str]:
         # not the shape ``_stage`` builds: the encoders themselves (same bytes, slower)
         body = _STORED_JSON.encode(record)
         return canonical(record).decode("utf-8"), body[:-1] + ',"hash":"'
+    c0, c1, c2, s0 = _record_pieces(record, who)
+    prev, deal_prev = record["prev_hash"], record["deal_prev"]
+    return (f"{c0}{deal_prev}{c1}{prev}{c2}",
+            f'{s0}{prev}","deal_prev":"{deal_prev}","hash":"')
+
+
+def _record_pieces(record: dict[str, Any], who: str) -> tuple[str, str, str, str]:
+    """``_record_texts`` with the chain links left as holes, for a record of the shape
+    ``_stage`` builds (its ``prev_hash`` and ``deal_prev`` are not read): the canonical
+    text is ``c0 + deal_prev + c1 + prev_hash + c2``, the stored one up to its hash
+    ``s0 + prev_hash + '","deal_prev":"' + deal_prev + '","hash":"'``. The links are
+    the only parts that depend on the rest of the log (``ledger.staging``)."""
     data = record["data"]
     sorted_data = _canonical_text(data)
     plain_data = sorted_data if _sorted_flat(data) else _stored_text(data)
@@ -165,21 +183,18 @@ def _record_texts(record: dict[str, Any], who: str) -> tuple[str, str]:
     source, key = record.get("source"), record.get("key")
     source_q = None if source is None else _quote(source)
     key_q = None if key is None else _quote(key)
-    v, eid, seq = record[VERSION_FIELD], record["id"], record["seq"]
-    stamp, prev, deal_prev = record["recorded_at"], record["prev_hash"], record["deal_prev"]
+    v, eid, seq, stamp = record[VERSION_FIELD], record["id"], record["seq"], record["recorded_at"]
     key_c = "" if key_q is None else f'"key":{key_q},'
     source_c = "" if source_q is None else f'"source":{source_q},'
-    canonical_text = (
-        f'{{"data":{sorted_data},"date":"{day}","deal":{deal},"deal_prev":"{deal_prev}",'
-        f'"id":"{eid}",{key_c}"prev_hash":"{prev}","recorded_at":"{stamp}",'
-        f'"recorded_by":{who},"seq":{seq},{source_c}"type":{kind},"v":{v}}}')
     source_s = "" if source_q is None else f',"source":{source_q}'
     key_s = "" if key_q is None else f',"key":{key_q}'
-    stored_text = (
-        f'{{"type":{kind},"deal":{deal},"date":"{day}","data":{plain_data}{source_s}{key_s},'
-        f'"v":{v},"id":"{eid}","seq":{seq},"recorded_at":"{stamp}",'
-        f'"recorded_by":{who},"prev_hash":"{prev}","deal_prev":"{deal_prev}","hash":"')
-    return canonical_text, stored_text
+    return (f'{{"data":{sorted_data},"date":"{day}","deal":{deal},"deal_prev":"',
+            f'","id":"{eid}",{key_c}"prev_hash":"',
+            f'","recorded_at":"{stamp}","recorded_by":{who},"seq":{seq},{source_c}'
+            f'"type":{kind},"v":{v}}}',
+            f'{{"type":{kind},"deal":{deal},"date":"{day}","data":{plain_data}{source_s}'
+            f'{key_s},"v":{v},"id":"{eid}","seq":{seq},"recorded_at":"{stamp}",'
+            f'"recorded_by":{who},"prev_hash":"')
 
 
 _VERSION_NIBBLE = bytes((b & 0x0F) | 0x40 for b in range(256))  # 0100xxxx: version 4
@@ -800,8 +815,7 @@ class Ledger:
             except BaseException:
                 self._forget(deals)
                 raise
-            streams, before, rows = staged
-            records = [row.record for row in rows]
+            streams, before, records, stored, guard_texts = staged
             chain = ChainAdvanced(originator_id=CHAIN_ID, originator_version=head.version + 1,
                                   timestamp=ChainAdvanced.create_timestamp(),
                                   seq=records[-1]["seq"], hash=records[-1]["hash"],
@@ -810,7 +824,9 @@ class Ledger:
             # in, whatever the batch interleaves (``_stage`` makes them in that order),
             # with the chain head last: one call of the library's recorder, one
             # transaction (on PostgreSQL one call of its insert function), all or nothing.
-            stored = [row.stored for row in sorted(rows, key=_record_seq)]
+            if _record_seq is not _SEQ_ORDER:
+                stored = [row.stored for row in sorted(map(_Row, records, stored),
+                                                       key=_record_seq)]
             stored.append(self.app.mapper.to_stored_event(chain))
             try:
                 self.app.recorder.insert_events(stored)
@@ -839,88 +855,69 @@ class Ledger:
                     self._upgrade_schema()
                     continue
                 raise StoreError(cannot_write(err, self.url)) from None
-            self._streams.update(streams)
-            self._snapshot(streams, before)
+            for deal, stream in streams.items():
+                if stream.guard is None:   # checked by a child: read back when needed
+                    self._streams.pop(deal, None)
+                else:
+                    self._streams[deal] = stream
+            self._snapshot(streams, before, guard_texts)
             new_head = Head(chain.seq, chain.hash, chain.recorded_at, chain.originator_version)
             return Appended(len(records), new_head, tuple(records))
         raise LedgerBusy(f"the ledger stayed busy for {RETRY_SECONDS:.0f} s ({attempt} "
                          "attempts); nothing was written; try again")
 
     def _stage(self, new_events: Sequence[NewEvent], head: Head, who: str
-               ) -> tuple[dict[str, DealStream], dict[str, int], list[_Row]]:
+               ) -> tuple[dict[str, DealStream], dict[str, int], list[dict[str, Any]],
+                          list[Any], dict[str, str]]:
         """Check every event against its deal's state and build its record and the
         library's stored event of it, in seq order; fold it into the deal's aggregate
         (the cached copy, dropped by the caller if the batch is not saved). Returns the
-        deals' aggregates, their versions before the batch, and the staged rows.
+        deals' aggregates, their versions before the batch, the records and their stored
+        events in seq order, and the canonical guard state of deals due for a snapshot
+        where it was made already (those a forked child checked have no guard state
+        here: ``ledger.staging``).
 
-        No library event object is built: the stored state is written from the record
-        directly (``_stored_prefixes``), byte for byte what the library's mapper would
-        write (tests/test_store.py checks both ways), and the aggregate is advanced as
-        its events would advance it (``DealStream._started``, ``_recorded``)."""
+        Two steps (``ledger.staging``): each line is checked and its texts made with the
+        chain links left as holes (for a large batch, on two processes, by deal), then
+        the links are filled in and hashed in seq order. No library event object is
+        built: the stored state is written from the record directly
+        (``_stored_prefixes``), byte for byte what the library's mapper would write
+        (tests/test_store.py checks both ways), and the aggregate is advanced as its
+        events would advance it (``DealStream._started``, ``_recorded``)."""
+        from . import staging
+
         now = self.clock()
         if head.recorded_at and parse_timestamp(head.recorded_at) > now:
             now = parse_timestamp(head.recorded_at)  # recorded_at never goes backwards
-        stamp = format_timestamp(now)
-        direct = self._direct
-        started_prefix, recorded_prefix = _stored_prefixes(now)
-        who_q = _quote(who)
-        streams: dict[str, DealStream | None] = {}
-        before: dict[str, int] = {}
-        rows: list[_Row] = []
-        seq, prev = head.seq, head.hash
         ids = new_ids(len(new_events))
         # what guards.check needs of the lines after each one (a same-day line recorded
         # later may take effect first: ledger.dayorder), built only if a line needs it
         batch = guards.Batch(lambda: [{**n.envelope(), "seq": head.seq + k, "id": i}
                                       for k, (n, i) in enumerate(zip(new_events, ids), 1)])
-        for k, (new, eid) in enumerate(zip(new_events, ids)):
-            deal = new.deal
-            if deal in streams:
-                stream = streams[deal]
-            else:
-                stream = streams[deal] = self._deal(deal)
-                before[deal] = 0 if stream is None else stream.version
-            seq += 1
-            # ``new.envelope()`` and the store's fields, in that order (one literal)
-            record = {"type": new.type, "deal": deal, "date": new.date.isoformat(),
-                      "data": dict(new.data)}
-            if new.source is not None:
-                record["source"] = new.source
-            if new.key is not None:
-                record["key"] = new.key
-            record[VERSION_FIELD] = current_version(new.type)
-            record["id"] = eid
-            record["seq"] = seq
-            record["recorded_at"] = stamp
-            record["recorded_by"] = who
-            record["prev_hash"] = prev
-            # the deal's own link: the hash of its previous event, so that the deal's
-            # events alone (an auditor pack) show when one of them is missing
-            record["deal_prev"] = GENESIS if stream is None else stream.at[1]
-            # hashed before "hash" is set; the stored text is made from the same pieces
-            canonical_text, stored_text = _record_texts(record, who_q)
-            record["hash"] = prev = hashlib.sha256(canonical_text.encode("utf-8")).hexdigest()
-            guard = guards.new_state() if stream is None else stream.guard
-            try:
-                found = guards.check(guard, record, batch, k)
-            except LedgerError as err:
-                raise err.at_line(new.line) from None
-            guards.fold(guard, record, found)
-            at = [seq, prev]
+        job = staging.Job(new_events, ids, head.seq, format_timestamp(now), who, _quote(who),
+                          now, batch, self._deal, self._forget, _record_pieces,
+                          _canonical_text, deal_id)
+        checked = staging.check_batch(
+            job, lambda deal, version: version // SNAPSHOT_INTERVAL
+            > job.before[deal] // SNAPSHOT_INTERVAL, parallel=self._direct,
+            pool=getattr(self.app.recorder.datastore.pool, "name", None)
+            if self.is_postgres else None)
+        stored_of = None
+        if not self._direct:
+            def stored_of(deal: str, version: int, record: dict[str, Any]) -> Any:
+                return self._library_stored(deal_id(deal), version, now, record)
+        records, stored, at, versions = staging.link(
+            job, checked, stored_of, head.hash, *_stored_prefixes(now),
+            (STARTED_TOPIC, RECORDED_TOPIC))
+        streams: dict[str, DealStream] = {}
+        for deal, stream in job.loaded.items():
+            guard = checked.guard_of[deal]
             if stream is None:
-                stream = streams[deal] = DealStream._started(deal_id(deal), guard, at, now)
-                version, topic, prefix = 1, STARTED_TOPIC, started_prefix
-            else:
-                version = stream._recorded(at, now)
-                topic, prefix = RECORDED_TOPIC, recorded_prefix
-            if direct:
-                state = f'{prefix}{stored_text}{prev}"}}}}'.encode("utf-8")
-                stored = StoredEvent(originator_id=stream.id, originator_version=version,
-                                     topic=topic, state=state)
-            else:
-                stored = self._library_stored(stream.id, version, now, record)
-            rows.append(_Row(record, stored))
-        return {d: s for d, s in streams.items() if s is not None}, before, rows
+                stream = DealStream._started(deal_id(deal), guard, at[deal], now)
+            stream._version, stream._modified_on = versions[deal], now
+            stream.guard, stream.at = guard, at[deal]
+            streams[deal] = stream
+        return streams, job.before, records, stored, checked.guard_texts
 
     def _library_stored(self, stream_id: uuid.UUID, version: int, when: datetime,
                         record: dict[str, Any]) -> Any:
@@ -946,21 +943,24 @@ class Ledger:
             raise StoreError("cannot write the ledger: "
                              f"{one_line(err, self.url)}") from None
 
-    def _snapshot(self, streams: dict[str, DealStream], before: dict[str, int]) -> None:
+    def _snapshot(self, streams: dict[str, DealStream], before: dict[str, int],
+                  guard_texts: dict[str, str] | None = None) -> None:
         """Snapshot a deal each time a batch takes it past a multiple of SNAPSHOT_INTERVAL
         events. The guard state is encoded once, in canonical form: its seal is hashed
         over that text and the stored snapshot is written around it (the library's
         ``Snapshot.take`` and mapper would encode it a second time; tests/test_store.py
-        checks that both decode to the same snapshot)."""
-        due = [s for d, s in streams.items()
+        checks that both decode to the same snapshot). ``guard_texts``: the canonical
+        guard state of deals whose aggregate holds none (checked by a forked child)."""
+        texts = guard_texts or {}
+        due = [(d, s) for d, s in streams.items()
                if s.version // SNAPSHOT_INTERVAL > before[d] // SNAPSHOT_INTERVAL]
         if not due:
             return
         if self._direct:
-            stored = [self._snapshot_stored(s) for s in due]
+            stored = [self._snapshot_stored(s, texts.get(d)) for d, s in due]
         else:
             stored = [self.app.snapshots.mapper.to_stored_event(self._library_snapshot(s))
-                      for s in due]
+                      for _d, s in due]
         try:
             self.app.snapshots.recorder.insert_events(stored)
         except PersistenceError:
@@ -973,8 +973,9 @@ class Ledger:
                                   snap.originator_version)
         return snap
 
-    def _snapshot_stored(self, stream: DealStream) -> Any:
-        guard_text = _canonical_text(stream.guard)
+    def _snapshot_stored(self, stream: DealStream, guard_text: str | None = None) -> Any:
+        if guard_text is None:
+            guard_text = _canonical_text(stream.guard)
         at_text = _canonical_text(stream.at)
         version = stream.version
         sealed = hashlib.sha256(f'{{"at":{at_text},"guard":{guard_text},"version":{version}}}'
