@@ -30,7 +30,7 @@ from .payments import PAYMENT_EVENTS, Payment, payments
 from .questionnaire import QUESTIONNAIRE_EVENTS, Questionnaires, read_questionnaires
 from .rates import Episode, RateSegment, episodes, rate_segments
 from .readings import in_force
-from .schedule import interest_periods
+from .schedule import periods_through
 from .shelf import SHELF_EVENTS, Shelf, named_selling_holders_end, read_shelf
 from .suspensions import (SUSPENSION_EVENTS, Breach, SuspensionPeriod, breaches,
                           read_suspensions)
@@ -81,7 +81,7 @@ def compute(timeline: Timeline, interpretations: Mapping[str, str]) -> Registrat
     terms = parsed_terms(timeline.terms, registration_terms)
     of, as_of, cal = timeline.of_type, timeline.as_of, timeline.calendar
     cutoff = min(as_of + ONE_DAY, terms.maturity)
-    periods = list(interest_periods(terms, cal, as_of))
+    periods = periods_through(terms, cal, as_of)
     questionnaire_events = of(*QUESTIONNAIRE_EVENTS)
     days = {p.record_date for p in periods} | {as_of} | {e.date for e in questionnaire_events}
     position_events = of(*POSITION_EVENTS)

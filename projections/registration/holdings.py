@@ -18,12 +18,15 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from heapq import heappop, heappush
+from operator import attrgetter
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 from typing import Iterable, Mapping, Sequence
 
 from ledger.stored import Event
+
+_PRINCIPAL = attrgetter("principal")
 
 POSITION_EVENTS = ("NotesIssued", "NotesTransferred", "NotesConverted", "NotesRetired")
 
@@ -234,35 +237,54 @@ class _Book:
         otherwise)")."""
         data = e.data
         kind = e.type
-        if kind == "NotesTransferred":   # the most frequent event: hold() and note() inline
-            to, shelf = data["to_holder"], bool(data.get("under_shelf", False))
-            seller = data["from_holder"]
-            taken = self.take(seller, data["principal"], e)
-            self.dirty.add(to)
+        if kind == "NotesTransferred":   # the most frequent event: take, hold, note inline
+            to, seller, amount = data["to_holder"], data["from_holder"], data["principal"]
+            shelf = bool(data.get("under_shelf", False))
+            dirty = self.dirty
+            dirty.add(seller)
+            dirty.add(to)
+            queue = self.queue.get(seller)
+            head = queue[0][3] if queue else None
+            if head is not None and head.principal > amount > 0:
+                # most often the seller's first lot covers the amount and keeps some
+                head.principal -= amount
+                taken: list[tuple[Lot, Decimal]] = [(head, amount)]
+                if head.trs_until is None:
+                    self.trs_total -= amount
+            else:
+                taken = self.take(seller, amount, e)
             if taken:
                 lots = self.held.get(to)
                 if lots is None:
                     lots = self.held[to] = {}
                     self.queue[to] = []
-                queue = self.queue[to]
+                into = self.queue[to]
+                day = e.date
                 for lot, part in taken:
-                    until = lot.trs_until if lot.trs_until is not None else (
-                        e.date if shelf else None)
-                    child = Lot(self.next_id, to, part, lot.issued_on, until, None, None,
-                                made_at)
-                    self.next_id += 1
+                    until = lot.trs_until
+                    if until is None and shelf:
+                        until = day
+                    number = self.next_id
+                    self.next_id = number + 1
+                    child = Lot(number, to, part, lot.issued_on, until, None, None, made_at)
                     lot.children.append(child)
-                    lots[child.id] = child
-                    heappush(queue, (until is not None, child.issued_on, child.id, child))
+                    lots[number] = child
                     if until is None:
+                        heappush(into, (False, child.issued_on, number, child))
                         self.trs_total += part
+                    else:
+                        heappush(into, (True, child.issued_on, number, child))
             index, day, ident = self.index, e.date, e.id
-            for holder in (seller, to):
-                found = index.get(holder)
-                if found is None:
-                    found = index[holder] = ([], [])
-                found[0].append(day)
-                found[1].append(ident)
+            found = index.get(seller)
+            if found is None:
+                found = index[seller] = ([], [])
+            found[0].append(day)
+            found[1].append(ident)
+            found = index.get(to)
+            if found is None:
+                found = index[to] = ([], [])
+            found[0].append(day)
+            found[1].append(ident)
         elif kind == "NotesIssued":
             self.hold(self.new_lot(data["holder"], data["principal"], e.date, None, made_at))
             self.note(data["holder"], e)
@@ -294,7 +316,7 @@ class _Book:
                     held[h] = row
             elif lots:
                 now = tuple(lots.values())
-                held[h] = (now, tuple([lot.principal for lot in now]))
+                held[h] = (now, tuple(map(_PRINCIPAL, now)))
         self.dirty = set()
         return Snapshot(day, mark, held)
 

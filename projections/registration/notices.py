@@ -82,6 +82,7 @@ def read_notices(events: Sequence[Event], terms: RegistrationTerms,
     given: dict[tuple[date, str], tuple[date | None, str]] = {}
     rules: dict[str, str] = {}
     out = []
+    add = out.append
     for e in sent:
         data = e.data
         method = data["method"]
@@ -89,16 +90,18 @@ def read_notices(events: Sequence[Event], terms: RegistrationTerms,
         if rule is None:
             rule = rules[method] = (f"a notice by {method} is deemed given as §10(E) says "
                                     f"for that method")
-        ack = None
         if method in BY_CALENDAR:
-            found = given.get((e.date, method))
+            key = (e.date, method)
+            found = given.get(key)
             if found is None:
-                found = given[(e.date, method)] = deemed_given(e, None, terms, calendar)
+                found = given[key] = deemed_given(e, None, terms, calendar)
             day, arithmetic = found
+            ids: tuple[str, ...] = (e.id,)
         else:
-            ack = next((a for a in acks.get(e.id, ()) if a.date >= e.date), None)
+            answers = acks.get(e.id)
+            ack = next((a for a in answers if a.date >= e.date), None) if answers else None
             day, arithmetic = deemed_given(e, ack, terms, calendar)
-        ids = (e.id, ack.id) if ack is not None and method in ACKNOWLEDGED else (e.id,)
-        out.append(Notice(e.id, data["to"], data["subject"], method, e.date, day,
-                          Basis(CLAUSE, rule, ids, arithmetic=arithmetic)))
+            ids = (e.id, ack.id) if ack is not None and method in ACKNOWLEDGED else (e.id,)
+        add(Notice(e.id, data["to"], data["subject"], method, e.date, day,
+                   Basis(CLAUSE, rule, ids, arithmetic=arithmetic)))
     return out
