@@ -306,6 +306,19 @@ class _Book:
         """The Holders now; the previous snapshot's table when nothing moved since."""
         if last is not None and last.mark == mark:
             return Snapshot(day, mark, last.held)
+        if last is not None and all(h in last.held or not self.held.get(h) for h in self.dirty):
+            # no Holder (re)appeared: the last table with the moved Holders' rows
+            # replaced or dropped, in the same order as the full walk below gives
+            held = dict(last.held)
+            for h in self.dirty:
+                lots = self.held.get(h)
+                if lots:
+                    now = tuple(lots.values())
+                    held[h] = (now, tuple(map(_PRINCIPAL, now)))
+                else:
+                    held.pop(h, None)
+            self.dirty = set()
+            return Snapshot(day, mark, held)
         before = last.held if last is not None else {}
         dirty = self.dirty if last is not None else self.held
         held = {}
