@@ -229,19 +229,19 @@ def holder_amounts(period: InterestPeriod, cutoff: date, accrual: Accrual,
                    readings: Mapping[str, str]) -> dict[str, HolderAmount]:
     """Each claiming Holder's exact and rounded amount for ``period`` (a Holder not
     entitled on the record date is owed 0)."""
+    last_day = min(period.end, cutoff)
+    factor = accrual.total
+    out: dict[str, HolderAmount] = {}
+    if last_day <= period.start or factor(period.start, last_day) is None:
+        return out  # no day of this period accrues: nobody is owed anything for it
     forfeits = readings["conversion_forfeits"]
     no_request = readings["no_questionnaire_request"]
-    last_day = min(period.end, cutoff)
     # RRA §3(a) last paragraph, interpretation questionnaire_entitlement_judged_on: on the
     # Interest Payment Date (default) or the record date; a deadline after as_of has not
     # passed
     judged_on = min(period.payment_date
                     if readings["questionnaire_entitlement_judged_on"] == "payment_date"
                     else period.record_date, cutoff)
-    factor = accrual.total
-    out: dict[str, HolderAmount] = {}
-    if last_day <= period.start or factor(period.start, last_day) is None:
-        return out  # no day of this period accrues: nobody is owed anything for it
     start = period.start
     accrues: dict[tuple[date, date], bool] = {}   # window -> any day of it accrues
     lose = forfeits in ("unpaid", "all_unpaid")

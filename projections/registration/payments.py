@@ -30,6 +30,7 @@ from .schedule import InterestPeriod
 
 #: the event types ``payments`` reads
 PAYMENT_EVENTS = ("AdditionalInterestPaid",)
+_CENTS_ZERO = Decimal("0.00")
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ class Payment:
 
     @property
     def total(self) -> Decimal:
-        return sum((a.amount for a in self.amounts.values()), Decimal("0.00"))
+        return sum([a.amount for a in self.amounts.values()], _CENTS_ZERO)
 
 
 def paid_by_date(events: Sequence[Event]) -> dict[date, list[Event]]:
