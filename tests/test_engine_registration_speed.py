@@ -211,3 +211,52 @@ def test_money_is_the_quantized_text(amount):
     # e.g. Decimal("6666.67") -> "6666.67"; Decimal("1.5") -> "1.50"; 5 -> "5.00"
     assert money(amount) == format(Decimal(amount).quantize(CENT, rounding=ROUND_HALF_UP),
                                    "f")
+
+
+@st.composite
+def notice_histories(draw):
+    """Notices by every method on random days (some the same day and method), telex and
+    fax answered before, after or never (some twice), acknowledgements of notices that
+    do not exist, and declared closed or open days."""
+    objs = [opened()]
+    n = draw(st.integers(1, 25))
+    for i in range(n):
+        day = CLOSING + timedelta(days=draw(st.integers(0, 60)))
+        objs.append(ev("NoticeSent", day.isoformat(), to=draw(st.sampled_from(
+            ["The Bank of New York, as Trustee", "Holder A"])), subject=f"notice {i}",
+            method=draw(st.sampled_from(["hand", "mail", "telex", "fax", "courier"]))))
+    for _ in range(draw(st.integers(0, 12))):
+        target = draw(st.integers(2, n + 4))     # ids e2.. are the notices; beyond: none
+        day = CLOSING + timedelta(days=draw(st.integers(0, 70)))
+        objs.append(ev("NoticeAcknowledged", day.isoformat(), notice=f"e{target}"))
+    for _ in range(draw(st.integers(0, 4))):
+        day = CLOSING + timedelta(days=draw(st.integers(0, 80)))
+        objs.append({"type": "CalendarDayDeclared", "deal": "rra", "date": "2004-06-30",
+                     "data": {"day": day.isoformat(), "business_day": draw(st.booleans()),
+                              "reason": "declared"}})
+    return objs
+
+
+@SETTINGS
+@given(objs=notice_histories())
+def test_notices_json_is_the_notices_as_json(objs):
+    from projections.registration.notices import NOTICE_EVENTS, notices_json, read_notices
+    from projections.registration.report import iso
+
+    timeline = build_timeline(build(objs), date(2005, 1, 1))
+    terms = parsed_terms(timeline.terms, registration_terms)
+    events = timeline.of_type(*NOTICE_EVENTS)
+    readings = resolve(None)
+    plain = [{"event": n.event, "to": n.to, "subject": n.subject, "method": n.method,
+              "sent_on": iso(n.sent_on), "deemed_given": iso(n.deemed_given),
+              "basis": n.basis.to_json(readings)}
+             for n in read_notices(events, terms, timeline.calendar)]
+    fast = notices_json(events, terms, timeline.calendar)
+    assert fast == plain
+    # the same key order and the arithmetic as the same text carrying its steps
+    assert [list(f) for f in fast] == [list(p) for p in plain]
+    assert [list(f["basis"]) for f in fast] == [list(p["basis"]) for p in plain]
+    assert [f["basis"]["arithmetic"].steps for f in fast] == [
+        p["basis"]["arithmetic"].steps for p in plain]
+    r = compute(timeline, readings)
+    assert r.notices == tuple(read_notices(events, terms, timeline.calendar))

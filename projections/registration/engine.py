@@ -10,10 +10,13 @@ notices and consents. ``report.build`` turns the result into JSON.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from datetime import date
 from typing import Mapping
 
+from ledger.calendar import FED, BusinessCalendar
 from ledger.dealterms import RegistrationTerms, registration_terms
+from ledger.stored import Event
 from projections.timeline import Timeline, parsed_terms
 
 from .amendments import AMENDMENT_EVENTS, late_questionnaire_amendments
@@ -54,12 +57,21 @@ class Registration:
     payments: tuple[Payment, ...]
     obligations: tuple[Obligation, ...]
     consents: Mapping[str, Consent]
-    notices: tuple[Notice, ...]
     problems: tuple[str, ...]
     #: ``obligations`` by the rule that made them, in each rule's own order ("shelf",
     #: "trustee", "advise", "late_amendments"), for the obligations' lifecycle
     #: (``projections.obligations.registration``), which would otherwise work them out again
     by_rule: Mapping[str, tuple[Obligation, ...]] = field(default_factory=dict)
+    #: the NoticeSent and NoticeAcknowledged events and the deal's calendar: ``notices``
+    #: is worked out from them when read (the report writes them straight to JSON,
+    #: ``notices.notices_json``)
+    notice_events: tuple[Event, ...] = ()
+    calendar: BusinessCalendar = FED
+
+    @cached_property
+    def notices(self) -> tuple[Notice, ...]:
+        """Every notice and the day it is deemed given (RRA §10(E))."""
+        return tuple(read_notices(self.notice_events, self.terms, self.calendar))
 
     @property
     def in_default(self) -> bool:
@@ -122,6 +134,5 @@ def compute(timeline: Timeline, interpretations: Mapping[str, str]) -> Registrat
         tuple(defaults), tuple(episodes(defaults, cutoff)), tuple(segments), accrual,
         tuple(pays), tuple(obligations),
         majorities(of(*CONSENT_EVENTS), holdings, holdings.at(as_of), terms),
-        tuple(read_notices(of(*NOTICE_EVENTS), terms, cal)),
         (*holdings.problems, *shelf.problems, *s_problems, *d_problems, *p_problems),
-        by_rule)
+        by_rule, tuple(of(*NOTICE_EVENTS)), cal)
