@@ -9,6 +9,9 @@ ENGINE, second round).
   history, the event that emptied each); the table (Holders in the same order, the same
   lots and principal) is that of a book that stopped on that day.
 * the interest periods remembered per schedule are the periods worked out afresh.
+* the notices' JSON is written straight from the rule's findings, and the days deemed
+  given (with their arithmetic) remembered across deals are the rule's, worked out
+  afresh.
 * ``money`` answers an amount already in cents from its own text.
 """
 
@@ -260,3 +263,16 @@ def test_notices_json_is_the_notices_as_json(objs):
         p["basis"]["arithmetic"].steps for p in plain]
     r = compute(timeline, readings)
     assert r.notices == tuple(read_notices(events, terms, timeline.calendar))
+    # the days and texts remembered across deals (on the Fed calendar, and by telex or
+    # fax on any) are what the rule gives for this notice, worked out afresh
+    from projections.registration import notices as N
+
+    for n, e in zip(r.notices, [e for e in events if e.type == "NoticeSent"]):
+        ack = next((a for a in events if a.type == "NoticeAcknowledged"
+                    and a.data["notice"] == e.id and a.date >= e.date), None)
+        day, text = N.deemed_given(e, ack, terms, timeline.calendar)
+        assert (n.deemed_given, str(n.basis.arithmetic)) == (day, str(text))
+        assert n.basis.arithmetic.steps == text.steps
+    N._GIVEN.clear()
+    N._ANSWERED.clear()
+    assert notices_json(events, terms, timeline.calendar) == fast

@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any, Iterator, NamedTuple, Sequence
 
-from ledger.calendar import BusinessCalendar
+from ledger.calendar import FED, BusinessCalendar
 from ledger.stored import Event
 from ledger.dealterms import RegistrationTerms
 from projections.basis import Basis
@@ -103,8 +103,15 @@ def _deemed(events: Sequence[Event], terms: RegistrationTerms, calendar: Busines
             sent.append(e)
         elif e.type == "NoticeAcknowledged":
             acks.setdefault(e.data["notice"], []).append(e)
-    given: dict[tuple[date, str], tuple[date | None, str]] = {}
-    rules: dict[str, str] = {}
+    # the day and its arithmetic depend on the day sent, the method and (by mail) the
+    # Business Days the terms give, on the Fed calendar (by telex or fax: on the day
+    # answered, whatever the calendar): remembered across the deals of a portfolio, as
+    # the calendar's own steps are; a calendar with declared days keeps its own
+    given = _GIVEN if calendar is FED else {}
+    if len(_GIVEN) >= 100_000:   # bounded, for a long-lived process
+        _GIVEN.clear()
+    mail_days = terms.mail_notice_business_days
+    rules = _RULES
     for e in sent:
         method = e.data["method"]
         rule = rules.get(method)
@@ -112,7 +119,7 @@ def _deemed(events: Sequence[Event], terms: RegistrationTerms, calendar: Busines
             rule = rules[method] = (f"a notice by {method} is deemed given as §10(E) says "
                                     f"for that method")
         if method in BY_CALENDAR:
-            key = (e.date, method)
+            key = (e.date, method, mail_days)
             found = given.get(key)
             if found is None:
                 found = given[key] = deemed_given(e, None, terms, calendar)
@@ -120,6 +127,16 @@ def _deemed(events: Sequence[Event], terms: RegistrationTerms, calendar: Busines
         else:
             answers = acks.get(e.id)
             ack = next((a for a in answers if a.date >= e.date), None) if answers else None
-            day, arithmetic = deemed_given(e, ack, terms, calendar)
-            yield e, rule, day, arithmetic, ((e.id, ack.id) if ack is not None
-                                             and method in ACKNOWLEDGED else (e.id,))
+            key = (e.date, method, ack.date if ack is not None else None)
+            found = _ANSWERED.get(key)
+            if found is None:
+                if len(_ANSWERED) >= 100_000:
+                    _ANSWERED.clear()
+                found = _ANSWERED[key] = deemed_given(e, ack, terms, calendar)
+            yield e, rule, found[0], found[1], ((e.id, ack.id) if ack is not None
+                                                and method in ACKNOWLEDGED else (e.id,))
+
+
+_GIVEN: dict[tuple[date, str, int], tuple[date | None, str]] = {}
+_ANSWERED: dict[tuple[date, str, date | None], tuple[date | None, str]] = {}
+_RULES: dict[str, str] = {}
