@@ -371,7 +371,9 @@ def deal_row(report: Mapping[str, Any] | None, records: Sequence[Mapping[str, An
     """One ``deals`` row: who the deal is, how many events, and the report's headline."""
     # the latest DealOpened: the one in force if the first was retracted and the deal
     # opened again (a new one is only accepted once the previous one is retracted)
-    opened = next((r for r in reversed(records) if r["type"] == "DealOpened"), None)
+    types = [r["type"] for r in records]
+    opened = (records[len(types) - 1 - types[::-1].index("DealOpened")]
+              if "DealOpened" in types else None)
     row: dict[str, Any] = {name: None for name in DEALS.names}
     row.update(deal=records[0]["deal"], events=len(records), retracted=retracted,
                last_seq=records[-1]["seq"], as_of=as_of.isoformat(), error=error)

@@ -99,3 +99,21 @@ def test_sql_value_keeps_its_conversions():
     assert sql_value(None) is None and sql_value(7) == 7 and sql_value("s") == "s"
     text = Worked("1 + 1 = 2", ())
     assert sql_value(text) == "1 + 1 = 2"
+
+
+def test_the_deals_row_names_the_latest_opening():
+    """A deal whose first DealOpened was retracted and which opened again: its row shows
+    the later opening; a deal with none shows no kind or name."""
+    from publishing.viewtables import deal_row
+
+    first = {"type": "DealOpened", "deal": "x", "date": "2004-06-30", "seq": 1,
+             "data": {"kind": "registration_rights", "name": "first"}}
+    retraction = {"type": "EventRetracted", "deal": "x", "date": "2004-07-01", "seq": 2,
+                  "data": {"event_id": "e1"}}
+    second = {"type": "DealOpened", "deal": "x", "date": "2004-07-02", "seq": 3,
+              "data": {"kind": "registration_rights", "name": "second"}}
+    row = deal_row(None, [first, retraction, second, retraction], 1, date(2005, 1, 1))
+    assert (row["name"], row["opened_on"], row["last_seq"], row["events"]) == (
+        "second", "2004-07-02", 2, 4)
+    row = deal_row(None, [retraction], 0, date(2005, 1, 1))
+    assert (row["kind"], row["name"], row["opened_on"]) == (None, None, None)
