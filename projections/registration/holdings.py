@@ -220,6 +220,7 @@ class _Book:
         self.conversions: list[Conversion] = []
         self.problems: list[str] = []
         self.index: dict[str, tuple[list[date], list[str]]] = {}   # Holder -> dates, ids
+        self.applied = 0                  # events applied, once all are (build_holdings)
 
     def new_lot(self, holder: str, principal: Decimal, issued_on: date, trs_until: date | None,
                 made_at: int, ended: tuple[date | None, str | None] = (None, None)) -> Lot:
@@ -369,6 +370,13 @@ class _Book:
         if found is not None:
             return found
         held = {}
+        if mark == self.applied:   # after every event (as_of, mostly): the lots as they are
+            for holder, now in self.held.items():
+                if now:
+                    lots = tuple(now.values())
+                    held[holder] = (lots, tuple([lot.principal for lot in lots]))
+            self.tables[mark] = held
+            return held
         for holder, given in self.ever.items():
             lots = []
             for lot in given:            # in the order made: stop at the first later one
@@ -410,6 +418,7 @@ def build_holdings(events: Sequence[Event], snapshot_days: Iterable[date]) -> Ho
         apply(e, count)
     if day is not None:
         steps.append((day, book.trs_total, book.shares_total))
+    book.applied = count
     for d in days[i:]:
         snapshots[d] = Snapshot(d, count, book)
     return Holdings(snapshots=snapshots, ended=tuple(book.ended),
