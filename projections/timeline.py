@@ -50,12 +50,13 @@ class Timeline:
         """Event type -> the positions in ``events`` of the events of that type, and they."""
         out: dict[str, tuple[list[int], list[Event]]] = {}
         for i, e in enumerate(self.events):
-            found = out.get(e.type)
-            if found is None:
-                out[e.type] = ([i], [e])
-            else:
+            kind = e.type
+            if kind in out:
+                found = out[kind]
                 found[0].append(i)
                 found[1].append(e)
+            else:
+                out[kind] = ([i], [e])
         return out
 
 

@@ -112,16 +112,35 @@ def payment_rows(report: Mapping[str, Any]) -> list[dict[str, Any]]:
     what it was paid (each Holder's own status; a report before per-Holder statuses
     gives the date's)."""
     out = []
+    in_cents = _cents_memo()
     for p in (report.get("additional_interest") or {}).get("payments", []):
         amounts, paid = p.get("amounts", {}), p.get("paid", {})
         statuses = p.get("statuses") or {}
+        date_part = _pick(PAYMENTS, p)     # the same for each Holder of the date
+        status = p.get("status")
+        late_holders = set(p["late_holders"]) if "late_holders" in p else None
+        late_all = p.get("late")
         for holder in sorted(set(amounts) | set(paid)):
             amount, got = amounts.get(holder, "0.00"), paid.get(holder, "0.00")
-            late = (holder in p["late_holders"] if "late_holders" in p else p.get("late"))
-            out.append({**_pick(PAYMENTS, p), "holder": holder, "amount": amount,
-                        "amount_cents": cents(amount), "paid": got, "paid_cents": cents(got),
-                        "status": statuses.get(holder, p.get("status")), "late": late})
+            late = holder in late_holders if late_holders is not None else late_all
+            out.append({**date_part, "holder": holder, "amount": amount,
+                        "amount_cents": in_cents(amount), "paid": got,
+                        "paid_cents": in_cents(got),
+                        "status": statuses.get(holder, status), "late": late})
     return out
+
+
+def _cents_memo() -> Callable[[str | None], int | None]:
+    """``cents``, remembered for one call's amounts (a payment date's Holders share a
+    few: "0.00" above all)."""
+    seen: dict[str | None, int | None] = {}
+
+    def in_cents(amount: str | None) -> int | None:
+        found = seen.get(amount, seen)
+        if found is seen:
+            found = seen[amount] = cents(amount)
+        return found  # type: ignore[return-value]
+    return in_cents
 
 
 def deadline_rows(report: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -367,7 +386,9 @@ def deal_row(report: Mapping[str, Any] | None, events: Sequence[Event],
     in the file, in seq order), and the report's headline."""
     # the latest DealOpened: the one in force if the first was retracted and the deal
     # opened again (a new one is only accepted once the previous one is retracted)
-    opened = next((e for e in reversed(events) if e.type == "DealOpened"), None)
+    types = [e.type for e in events]
+    opened = (events[len(types) - 1 - types[::-1].index("DealOpened")]
+              if "DealOpened" in types else None)
     row: dict[str, Any] = {name: None for name in DEALS.names}
     row.update(deal=events[0].deal, events=len(events), retracted=retracted,
                last_seq=events[-1].seq, as_of=as_of.isoformat(), error=error)
@@ -396,11 +417,63 @@ def deal_row(report: Mapping[str, Any] | None, events: Sequence[Event],
 
 
 def sql_value(value: Any) -> Any:
+    """A row value as SQLite stores it: lists and dicts as JSON text, flags as 0/1."""
+    kind = type(value)
+    if kind is str or kind is int or value is None:   # most values: as they are
+        return value
     if isinstance(value, (list, dict)):
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        return _SQL_JSON(value)
     if isinstance(value, bool):
         return int(value)
     return value
+
+
+_SQL_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+def sql_rows(report: Mapping[str, Any], deal: str) -> dict[str, list[tuple]]:
+    """Every per-deal table's SQL rows of one report, as ``views`` writes them: per
+    table, in its column order, ``deal`` and the row number ``n`` filled in and each
+    value made by ``sql_value``. The same tuples as converting ``Table.rows`` row by
+    row (tests/test_views_rows.py), with the payments, a row per Holder per payment
+    date, made straight from the report (``payment_sql_rows``)."""
+    out: dict[str, list[tuple]] = {}
+    value = sql_value
+    for table in DEAL_TABLES:
+        if table is PAYMENTS:
+            out[table.name] = payment_sql_rows(report, deal)
+            continue
+        names = table.names
+        numbered = "n" in names
+        made = []
+        for i, row in enumerate(table.rows(report), start=1):
+            made.append(tuple([deal if k == "deal" else i if k == "n" and numbered
+                               else value(row[k]) for k in names]))
+        out[table.name] = made
+    return out
+
+
+def payment_sql_rows(report: Mapping[str, Any], deal: str) -> list[tuple]:
+    """``payment_rows`` as SQL tuples in ``PAYMENTS`` column order: each payment date's
+    columns converted once for all its Holders."""
+    out: list[tuple] = []
+    in_cents = _cents_memo()
+    value = sql_value
+    for p in (report.get("additional_interest") or {}).get("payments", []):
+        amounts, paid = p.get("amounts", {}), p.get("paid", {})
+        statuses = p.get("statuses") or {}
+        head = (deal, value(p.get("payment_date")), value(p.get("paid_on")),
+                value(p.get("record_date")), value(p.get("period_start")),
+                value(p.get("period_end")), value(p.get("accrued_through")))
+        status = p.get("status")
+        late_holders = set(p["late_holders"]) if "late_holders" in p else None
+        late_all = value(p.get("late"))
+        for holder in sorted(set(amounts) | set(paid)):
+            amount, got = amounts.get(holder, "0.00"), paid.get(holder, "0.00")
+            late = int(holder in late_holders) if late_holders is not None else late_all
+            out.append((*head, value(holder), value(amount), in_cents(amount), value(got),
+                        in_cents(got), value(statuses.get(holder, status)), late))
+    return out
 
 
 # ----------------------------------------------------------- Datasette metadata

@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 from ledger.errors import LedgerError
 
 from . import dealstate
-from .viewtables import DEAL_TABLES, DEALS, deal_row, sql_value
+from .viewtables import DEAL_TABLES, DEALS, deal_row, sql_rows, sql_value
 
 POOL_MIN_DEALS = 16         # fewer dirty deals than this are computed in the writer
 READER_CACHE_KIB = 32768    # SQLite page cache of each reader of the view file
@@ -210,29 +210,6 @@ def deal_rows(conn: sqlite3.Connection, deal: str, last_seq: int
     return rows, (replace, [w.record(deal) for w in writes])
 
 
-_PLAIN = frozenset((str, int, float, type(None)))   # written as they are (sql_value)
-
-
-def sql_rows(table: Any, deal: str, rep: Mapping[str, Any]) -> list[tuple]:
-    """``table``'s rows of the report as SQL row tuples: ``deal`` and the row number
-    ``n`` filled in, each value through ``sql_value`` unless it is already a plain SQL
-    value (most are: a per-value call was a tenth of a deal's cost)."""
-    names = table.names
-    numbered = "n" in names
-    plain = _PLAIN
-    out = []
-    for i, row in enumerate(table.rows(rep), start=1):   # each row a dict of its own
-        row["deal"] = deal
-        if numbered:
-            row["n"] = i
-        values = [row[k] for k in names]
-        for j, value in enumerate(values):
-            if value.__class__ not in plain:
-                values[j] = sql_value(value)
-        out.append(tuple(values))
-    return out
-
-
 def _compute_deal(conn: sqlite3.Connection, deal: str, as_of: date,
                   last_seq: int) -> Computed:
     """One deal as of ``as_of``, as rows ready to write, with its state's writes."""
@@ -252,6 +229,6 @@ def _compute_deal(conn: sqlite3.Connection, deal: str, as_of: date,
         summary = deal_row(None, events, len(seqs), as_of, error=text)
         return (deal, {t.name: [] for t in DEAL_TABLES},
                 tuple(sql_value(summary[n]) for n in DEALS.names), seqs, text, state)
-    tables = {table.name: sql_rows(table, deal, rep) for table in DEAL_TABLES}
+    tables = sql_rows(rep, deal)
     summary = deal_row(rep, events, len(seqs), as_of)
     return deal, tables, tuple(sql_value(summary[n]) for n in DEALS.names), seqs, None, state

@@ -106,24 +106,3 @@ def test_parts_that_do_not_follow_each_other_are_no_state():
     assert dealstate.load([(0, 1, 1, 1, marshal.dumps((99, [["i1", 1]])))]) is None
     assert dealstate.load([(0, 1, 1, 1, b"\x00junk")]) is None
 
-
-def test_sql_rows_convert_as_sql_value_does(tmp_path):
-    """``viewworkers.sql_rows`` skips ``sql_value`` for plain values: the same tuples as
-    converting every value, for every table of both demo deals."""
-    from projections.report import report
-    from publishing.viewtables import DEAL_TABLES, sql_value
-    from publishing.viewworkers import sql_rows
-
-    db = str(tmp_path / "demo.db")
-    build_demo(db)
-    for deal in (RRA, LETTER):
-        rep = report(_events_the_store_reads(db, deal), as_of=date.fromisoformat(AS_OF),
-                     bases=False)
-        seen = 0
-        for table in DEAL_TABLES:
-            plain = [tuple(sql_value(deal if k == "deal" else i if k == "n" else row[k])
-                           for k in table.names)
-                     for i, row in enumerate(table.rows(rep), start=1)]
-            assert sql_rows(table, deal, rep) == plain
-            seen += len(plain)
-        assert seen > 5

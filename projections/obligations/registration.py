@@ -286,6 +286,8 @@ def payments(r: Registration, t: Timeline) -> list[Duty]:
     out = []
     zero = Decimal(0)
     for pay in r.payments:
+        if not pay.amounts:   # a date nobody is owed on (only paid): no Holder's duty
+            continue
         period = pay.period
         paid_by: dict[str, list[str]] = {}
         for i in pay.paid_events:   # one pass: a thousand Holders share one payment date

@@ -10,10 +10,13 @@ notices and consents. ``report.build`` turns the result into JSON.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from datetime import date
 from typing import Mapping
 
+from ledger.calendar import FED, BusinessCalendar
 from ledger.dealterms import RegistrationTerms, registration_terms
+from ledger.stored import Event
 from projections.timeline import Timeline, parsed_terms
 
 from .amendments import AMENDMENT_EVENTS, late_questionnaire_amendments
@@ -30,7 +33,7 @@ from .payments import PAYMENT_EVENTS, Payment, payments
 from .questionnaire import QUESTIONNAIRE_EVENTS, Questionnaires, read_questionnaires
 from .rates import Episode, RateSegment, episodes, rate_segments
 from .readings import in_force
-from .schedule import interest_periods
+from .schedule import periods_through
 from .shelf import SHELF_EVENTS, Shelf, named_selling_holders_end, read_shelf
 from .suspensions import (SUSPENSION_EVENTS, Breach, SuspensionPeriod, breaches,
                           read_suspensions)
@@ -54,12 +57,21 @@ class Registration:
     payments: tuple[Payment, ...]
     obligations: tuple[Obligation, ...]
     consents: Mapping[str, Consent]
-    notices: tuple[Notice, ...]
     problems: tuple[str, ...]
     #: ``obligations`` by the rule that made them, in each rule's own order ("shelf",
     #: "trustee", "advise", "late_amendments"), for the obligations' lifecycle
     #: (``projections.obligations.registration``), which would otherwise work them out again
     by_rule: Mapping[str, tuple[Obligation, ...]] = field(default_factory=dict)
+    #: the NoticeSent and NoticeAcknowledged events and the deal's calendar: ``notices``
+    #: is worked out from them when read (the report writes them straight to JSON,
+    #: ``notices.notices_json``)
+    notice_events: tuple[Event, ...] = ()
+    calendar: BusinessCalendar = FED
+
+    @cached_property
+    def notices(self) -> tuple[Notice, ...]:
+        """Every notice and the day it is deemed given (RRA §10(E))."""
+        return tuple(read_notices(self.notice_events, self.terms, self.calendar))
 
     @property
     def in_default(self) -> bool:
@@ -81,7 +93,7 @@ def compute(timeline: Timeline, interpretations: Mapping[str, str]) -> Registrat
     terms = parsed_terms(timeline.terms, registration_terms)
     of, as_of, cal = timeline.of_type, timeline.as_of, timeline.calendar
     cutoff = min(as_of + ONE_DAY, terms.maturity)
-    periods = list(interest_periods(terms, cal, as_of))
+    periods = periods_through(terms, cal, as_of)
     questionnaire_events = of(*QUESTIONNAIRE_EVENTS)
     days = {p.record_date for p in periods} | {as_of} | {e.date for e in questionnaire_events}
     position_events = of(*POSITION_EVENTS)
@@ -122,6 +134,5 @@ def compute(timeline: Timeline, interpretations: Mapping[str, str]) -> Registrat
         tuple(defaults), tuple(episodes(defaults, cutoff)), tuple(segments), accrual,
         tuple(pays), tuple(obligations),
         majorities(of(*CONSENT_EVENTS), holdings, holdings.at(as_of), terms),
-        tuple(read_notices(of(*NOTICE_EVENTS), terms, cal)),
         (*holdings.problems, *shelf.problems, *s_problems, *d_problems, *p_problems),
-        by_rule)
+        by_rule, tuple(of(*NOTICE_EVENTS)), cal)

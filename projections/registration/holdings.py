@@ -40,7 +40,8 @@ class Lot:
     each in one event's inner loop."""
 
     __slots__ = ("id", "holder", "principal", "issued_on", "trs_until", "ended_on",
-                 "ended_how", "made_at", "children", "trs_end", "converted_on")
+                 "ended_how", "made_at", "children", "trs_end", "converted_on", "history",
+                 "gone_at")
 
     def __init__(self, id: int, holder: str, principal: Decimal, issued_on: date,
                  trs_until: date | None, ended_on: date | None = None,
@@ -59,6 +60,28 @@ class Lot:
             ended_on if trs_until is None else
             trs_until if ended_on is None or trs_until <= ended_on else ended_on)
         self.converted_on: date | None = ended_on if ended_how == "converted" else None
+        # ``(events applied, principal then)`` from the lot's making, once its principal
+        # first changes (None: never changed); the event that emptied it out of its
+        # Holder's lots (None: still held). A snapshot reads the lot as it was from these.
+        self.history: list[tuple[int, Decimal]] | None = None
+        self.gone_at: int | None = None
+
+    def principal_after(self, mark: int) -> Decimal:
+        """The lot's principal after ``mark`` events (made at or before them)."""
+        history = self.history
+        if history is None:
+            return self.principal
+        for at, principal in reversed(history):
+            if at <= mark:
+                return principal
+        return history[0][1]
+
+    def reduce(self, part: Decimal, mark: int) -> None:
+        """Take ``part`` off the principal, in event ``mark``, remembering the change."""
+        if self.history is None:
+            self.history = [(self.made_at, self.principal)]
+        self.principal -= part
+        self.history.append((mark, self.principal))
 
     def __repr__(self) -> str:
         return (f"Lot(id={self.id!r}, holder={self.holder!r}, principal={self.principal!r}, "
@@ -67,16 +90,46 @@ class Lot:
                 f"made_at={self.made_at!r}, children={len(self.children)})")
 
 
-@dataclass(frozen=True)
 class Snapshot:
     """What each Holder held at the end of day ``on`` (after ``mark`` events): per Holder
-    its lots and, in the same order, each lot's principal then (kept as two tuples, copied
-    at C speed, and paired only when read: a deal with thousands of transfers has
-    thousands of lots at each record date)."""
+    its lots and, in the same order, each lot's principal then (kept as two tuples, and
+    paired only when read: a deal with thousands of transfers has thousands of lots at
+    each record date).
 
-    on: date
-    mark: int
-    held: Mapping[str, tuple[tuple[Lot, ...], tuple[Decimal, ...]]]
+    The table is read back from the lots when first asked for (``_Book.table``): a
+    report reads the Holders of a few of its forty record dates (the periods that
+    accrue, ``as_of``), and copying every Holder that moved at each of them was a third
+    of the holdings' cost."""
+
+    __slots__ = ("on", "mark", "_book", "_held")
+
+    def __init__(self, on: date, mark: int,
+                 held: "Mapping[str, tuple[tuple[Lot, ...], tuple[Decimal, ...]]] | _Book"
+                 ) -> None:
+        self.on = on
+        self.mark = mark
+        if isinstance(held, _Book):
+            self._book, self._held = held, None
+        else:
+            self._book, self._held = None, held
+
+    @property
+    def held(self) -> Mapping[str, tuple[tuple[Lot, ...], tuple[Decimal, ...]]]:
+        found = self._held
+        if found is None:
+            found = self._held = self._book.table(self.mark)
+            self._book = None
+        return found
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Snapshot):
+            return NotImplemented
+        return (self.on, self.mark, self.held) == (other.on, other.mark, other.held)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Snapshot(on={self.on!r}, mark={self.mark!r}, held={self.held!r})"
 
     @property
     def lots(self) -> dict[str, tuple[tuple[Lot, Decimal], ...]]:
@@ -89,7 +142,7 @@ class Snapshot:
     def trs(self, holder: str) -> Decimal:
         """Principal of Notes held that are still Transfer Restricted Securities."""
         lots, amounts = self.held.get(holder, ((), ()))
-        return sum((p for lot, p in zip(lots, amounts) if lot.trs_until is None), Decimal(0))
+        return sum([p for lot, p in zip(lots, amounts) if lot.trs_until is None], Decimal(0))
 
     def holders_of_trs(self) -> tuple[str, ...]:
         """RRA §1 "Holder": a Person who owns Transfer Restricted Securities."""
@@ -153,6 +206,10 @@ class _Book:
 
     def __init__(self) -> None:
         self.held: dict[str, dict[int, Lot]] = {}
+        # per Holder, every lot it was ever given, in the order it was given them (the
+        # order of ``held``): a snapshot's table is read back from these (``table``)
+        self.ever: dict[str, list[Lot]] = {}
+        self.tables: dict[int, dict[str, tuple[tuple[Lot, ...], tuple[Decimal, ...]]]] = {}
         # per Holder, its lots in the order ``take`` draws on them: a heap keyed by
         # (sold under the shelf?, issued_on, id); emptied lots are dropped when reached
         self.queue: dict[str, list[tuple[bool, date, int, Lot]]] = {}
@@ -163,10 +220,7 @@ class _Book:
         self.conversions: list[Conversion] = []
         self.problems: list[str] = []
         self.index: dict[str, tuple[list[date], list[str]]] = {}   # Holder -> dates, ids
-        # Holders whose lots or principal changed since the last snapshot: the others'
-        # rows are the last snapshot's (a deal has dozens of Holders, and a few of them
-        # trade between two record dates)
-        self.dirty: set[str] = set()
+        self.applied = 0                  # events applied, once all are (build_holdings)
 
     def new_lot(self, holder: str, principal: Decimal, issued_on: date, trs_until: date | None,
                 made_at: int, ended: tuple[date | None, str | None] = (None, None)) -> Lot:
@@ -181,20 +235,22 @@ class _Book:
         if lots is None:
             lots = self.held[holder] = {}
             self.queue[holder] = []
+            self.ever[holder] = []
         lots[lot.id] = lot
-        self.dirty.add(holder)
+        self.ever[holder].append(lot)
         heappush(self.queue[holder], (lot.trs_until is not None, lot.issued_on, lot.id, lot))
         if lot.trs_until is None:
             self.trs_total += lot.principal
 
-    def take(self, holder: str, amount: Decimal, e: Event) -> list[tuple[Lot, Decimal]]:
-        """Split ``amount`` off ``holder``'s lots, TRS first, earliest issued first."""
-        self.dirty.add(holder)
+    def take(self, holder: str, amount: Decimal, e: Event,
+             mark: int) -> list[tuple[Lot, Decimal]]:
+        """Split ``amount`` off ``holder``'s lots, TRS first, earliest issued first, in
+        event ``mark``."""
         queue = self.queue.get(holder, [])
         if queue:   # most often the first lot covers the amount and keeps some
             lot = queue[0][3]
             if lot.principal > amount > 0:
-                lot.principal -= amount
+                lot.reduce(amount, mark)
                 if lot.trs_until is None:
                     self.trs_total -= amount
                 return [(lot, amount)]
@@ -205,12 +261,13 @@ class _Book:
                 heappop(queue)
                 continue
             part = min(left, lot.principal)
-            lot.principal -= part
+            lot.reduce(part, mark)
             left -= part
             if lot.trs_until is None:
                 self.trs_total -= part
             if lot.principal == 0:
                 del self.held[holder][lot.id]
+                lot.gone_at = mark
                 heappop(queue)
             taken.append((lot, part))
         if left > 0:
@@ -234,42 +291,66 @@ class _Book:
         otherwise)")."""
         data = e.data
         kind = e.type
-        if kind == "NotesTransferred":   # the most frequent event: hold() and note() inline
-            to, shelf = data["to_holder"], bool(data.get("under_shelf", False))
-            seller = data["from_holder"]
-            taken = self.take(seller, data["principal"], e)
-            self.dirty.add(to)
+        if kind == "NotesTransferred":   # the most frequent event: take, hold, note inline
+            to, seller, amount = data["to_holder"], data["from_holder"], data["principal"]
+            shelf = bool(data.get("under_shelf", False))
+            queue = self.queue.get(seller)
+            head = queue[0][3] if queue else None
+            if head is not None and head.principal > amount > 0:
+                # most often the seller's first lot covers the amount and keeps some
+                # (``take``'s first case, and ``Lot.reduce``, written out)
+                history = head.history
+                if history is None:
+                    history = head.history = [(head.made_at, head.principal)]
+                head.principal -= amount
+                history.append((made_at, head.principal))
+                taken: list[tuple[Lot, Decimal]] = [(head, amount)]
+                if head.trs_until is None:
+                    self.trs_total -= amount
+            else:
+                taken = self.take(seller, amount, e, made_at)
             if taken:
                 lots = self.held.get(to)
                 if lots is None:
                     lots = self.held[to] = {}
                     self.queue[to] = []
-                queue = self.queue[to]
+                    self.ever[to] = []
+                into = self.queue[to]
+                given = self.ever[to]
+                day = e.date
                 for lot, part in taken:
-                    until = lot.trs_until if lot.trs_until is not None else (
-                        e.date if shelf else None)
-                    child = Lot(self.next_id, to, part, lot.issued_on, until, None, None,
-                                made_at)
-                    self.next_id += 1
+                    until = lot.trs_until
+                    if until is None and shelf:
+                        until = day
+                    number = self.next_id
+                    self.next_id = number + 1
+                    child = Lot(number, to, part, lot.issued_on, until, None, None, made_at)
                     lot.children.append(child)
-                    lots[child.id] = child
-                    heappush(queue, (until is not None, child.issued_on, child.id, child))
+                    lots[number] = child
+                    given.append(child)
                     if until is None:
+                        heappush(into, (False, child.issued_on, number, child))
                         self.trs_total += part
+                    else:
+                        heappush(into, (True, child.issued_on, number, child))
             index, day, ident = self.index, e.date, e.id
-            for holder in (seller, to):
-                found = index.get(holder)
-                if found is None:
-                    found = index[holder] = ([], [])
-                found[0].append(day)
-                found[1].append(ident)
+            found = index.get(seller)
+            if found is None:
+                found = index[seller] = ([], [])
+            found[0].append(day)
+            found[1].append(ident)
+            found = index.get(to)
+            if found is None:
+                found = index[to] = ([], [])
+            found[0].append(day)
+            found[1].append(ident)
         elif kind == "NotesIssued":
             self.hold(self.new_lot(data["holder"], data["principal"], e.date, None, made_at))
             self.note(data["holder"], e)
         elif kind in ("NotesConverted", "NotesRetired"):
             how = "converted" if kind == "NotesConverted" else "retired"
             holder = data["holder"]
-            for lot, part in self.take(holder, data["principal"], e):
+            for lot, part in self.take(holder, data["principal"], e, made_at):
                 child = self.new_lot(holder, part, lot.issued_on, lot.trs_until, made_at,
                                      (e.date, how))
                 lot.children.append(child)
@@ -280,23 +361,36 @@ class _Book:
                 self.shares_total += data["shares"]
             self.note(holder, e)
 
-    def snapshot(self, day: date, mark: int, last: Snapshot | None) -> Snapshot:
-        """The Holders now; the previous snapshot's table when nothing moved since."""
-        if last is not None and last.mark == mark:
-            return Snapshot(day, mark, last.held)
-        before = last.held if last is not None else {}
-        dirty = self.dirty if last is not None else self.held
+    def table(self, mark: int) -> dict[str, tuple[tuple[Lot, ...], tuple[Decimal, ...]]]:
+        """The Holders as they were after ``mark`` events, read back from the lots (the
+        book has applied every event by now): each Holder's lots made by then and not
+        yet emptied, in the order it was given them, with their principal then; a
+        Holder holding nothing is left out. Remembered per ``mark``."""
+        found = self.tables.get(mark)
+        if found is not None:
+            return found
         held = {}
-        for h, lots in self.held.items():
-            if h not in dirty:           # unchanged since the last snapshot
-                row = before.get(h)
-                if row is not None:
-                    held[h] = row
-            elif lots:
-                now = tuple(lots.values())
-                held[h] = (now, tuple([lot.principal for lot in now]))
-        self.dirty = set()
-        return Snapshot(day, mark, held)
+        if mark == self.applied:   # after every event (as_of, mostly): the lots as they are
+            for holder, now in self.held.items():
+                if now:
+                    lots = tuple(now.values())
+                    held[holder] = (lots, tuple([lot.principal for lot in lots]))
+            self.tables[mark] = held
+            return held
+        for holder, given in self.ever.items():
+            lots = []
+            for lot in given:            # in the order made: stop at the first later one
+                if lot.made_at > mark:
+                    break
+                gone = lot.gone_at
+                if gone is None or gone > mark:
+                    lots.append(lot)
+            if lots:
+                held[holder] = (tuple(lots), tuple([
+                    lot.principal if lot.history is None else lot.principal_after(mark)
+                    for lot in lots]))
+        self.tables[mark] = held
+        return held
 
 
 def build_holdings(events: Sequence[Event], snapshot_days: Iterable[date]) -> Holdings:
@@ -309,7 +403,6 @@ def build_holdings(events: Sequence[Event], snapshot_days: Iterable[date]) -> Ho
     steps: list[tuple[date, Decimal, int]] = []   # per event date, the totals at its end
     i = count = 0
     day: date | None = None
-    last: Snapshot | None = None
     apply = book.apply
     for e in events:
         if e.type not in POSITION_EVENTS:
@@ -319,14 +412,15 @@ def build_holdings(events: Sequence[Event], snapshot_days: Iterable[date]) -> Ho
                 steps.append((day, book.trs_total, book.shares_total))
             day = e.date
             while i < n_days and days[i] < day:
-                last = snapshots[days[i]] = book.snapshot(days[i], count, last)
+                snapshots[days[i]] = Snapshot(days[i], count, book)   # read when asked
                 i += 1
         count += 1
         apply(e, count)
     if day is not None:
         steps.append((day, book.trs_total, book.shares_total))
+    book.applied = count
     for d in days[i:]:
-        last = snapshots[d] = book.snapshot(d, count, last)
+        snapshots[d] = Snapshot(d, count, book)
     return Holdings(snapshots=snapshots, ended=tuple(book.ended),
                     conversions=tuple(book.conversions), trs_steps=tuple(steps),
                     holder_index={h: (tuple(ds), tuple(ids))

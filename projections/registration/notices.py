@@ -10,9 +10,9 @@ timely delivered to an air courier guaranteeing overnight delivery."
 from __future__ import annotations
 
 from datetime import date
-from typing import NamedTuple, Sequence
+from typing import Any, Iterator, NamedTuple, Sequence
 
-from ledger.calendar import BusinessCalendar
+from ledger.calendar import FED, BusinessCalendar
 from ledger.stored import Event
 from ledger.dealterms import RegistrationTerms
 from projections.basis import Basis
@@ -72,6 +72,30 @@ def read_notices(events: Sequence[Event], terms: RegistrationTerms,
     notice was sent answers nothing, and a later one still can). By hand, mail or
     courier the day depends only on the day sent and the method (the calendar is the
     deal's for the whole computation), so it is worked out once per (day, method)."""
+    return [Notice(e.id, e.data["to"], e.data["subject"], e.data["method"], e.date, day,
+                   Basis(CLAUSE, rule, ids, arithmetic=arithmetic))
+            for e, rule, day, arithmetic, ids in _deemed(events, terms, calendar)]
+
+
+def notices_json(events: Sequence[Event], terms: RegistrationTerms,
+                 calendar: BusinessCalendar) -> list[dict[str, Any]]:
+    """The report's ``notices`` (SPEC §7): ``read_notices`` as JSON, each basis as
+    ``Basis.to_json`` writes it, made straight from the rule's findings (a deal sends
+    thousands of notices, and the report is the only reader of their ``Notice`` and
+    ``Basis``; tests/test_engine_registration_speed.py holds the two to each other)."""
+    return [{"event": e.id, "to": e.data["to"], "subject": e.data["subject"],
+             "method": e.data["method"], "sent_on": e.date.isoformat(),
+             "deemed_given": day.isoformat() if day is not None else None,
+             "basis": ({"clause": CLAUSE, "rule": rule, "events": list(ids),
+                        "arithmetic": arithmetic} if arithmetic else
+                       {"clause": CLAUSE, "rule": rule, "events": list(ids)})}
+            for e, rule, day, arithmetic, ids in _deemed(events, terms, calendar)]
+
+
+def _deemed(events: Sequence[Event], terms: RegistrationTerms, calendar: BusinessCalendar
+            ) -> Iterator[tuple[Event, str, date | None, str, tuple[str, ...]]]:
+    """Per NoticeSent, in order: (the event, the rule, the day deemed given, its
+    arithmetic, the events it rests on)."""
     acks: dict[str, list[Event]] = {}
     sent: list[Event] = []
     for e in events:
@@ -79,26 +103,40 @@ def read_notices(events: Sequence[Event], terms: RegistrationTerms,
             sent.append(e)
         elif e.type == "NoticeAcknowledged":
             acks.setdefault(e.data["notice"], []).append(e)
-    given: dict[tuple[date, str], tuple[date | None, str]] = {}
-    rules: dict[str, str] = {}
-    out = []
+    # the day and its arithmetic depend on the day sent, the method and (by mail) the
+    # Business Days the terms give, on the Fed calendar (by telex or fax: on the day
+    # answered, whatever the calendar): remembered across the deals of a portfolio, as
+    # the calendar's own steps are; a calendar with declared days keeps its own
+    given = _GIVEN if calendar is FED else {}
+    if len(_GIVEN) >= 100_000:   # bounded, for a long-lived process
+        _GIVEN.clear()
+    mail_days = terms.mail_notice_business_days
+    rules = _RULES
     for e in sent:
-        data = e.data
-        method = data["method"]
+        method = e.data["method"]
         rule = rules.get(method)
         if rule is None:
             rule = rules[method] = (f"a notice by {method} is deemed given as §10(E) says "
                                     f"for that method")
-        ack = None
         if method in BY_CALENDAR:
-            found = given.get((e.date, method))
+            key = (e.date, method, mail_days)
+            found = given.get(key)
             if found is None:
-                found = given[(e.date, method)] = deemed_given(e, None, terms, calendar)
-            day, arithmetic = found
+                found = given[key] = deemed_given(e, None, terms, calendar)
+            yield e, rule, found[0], found[1], (e.id,)
         else:
-            ack = next((a for a in acks.get(e.id, ()) if a.date >= e.date), None)
-            day, arithmetic = deemed_given(e, ack, terms, calendar)
-        ids = (e.id, ack.id) if ack is not None and method in ACKNOWLEDGED else (e.id,)
-        out.append(Notice(e.id, data["to"], data["subject"], method, e.date, day,
-                          Basis(CLAUSE, rule, ids, arithmetic=arithmetic)))
-    return out
+            answers = acks.get(e.id)
+            ack = next((a for a in answers if a.date >= e.date), None) if answers else None
+            key = (e.date, method, ack.date if ack is not None else None)
+            found = _ANSWERED.get(key)
+            if found is None:
+                if len(_ANSWERED) >= 100_000:
+                    _ANSWERED.clear()
+                found = _ANSWERED[key] = deemed_given(e, ack, terms, calendar)
+            yield e, rule, found[0], found[1], ((e.id, ack.id) if ack is not None
+                                                and method in ACKNOWLEDGED else (e.id,))
+
+
+_GIVEN: dict[tuple[date, str, int], tuple[date | None, str]] = {}
+_ANSWERED: dict[tuple[date, str, date | None], tuple[date | None, str]] = {}
+_RULES: dict[str, str] = {}

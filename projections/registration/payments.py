@@ -30,6 +30,7 @@ from .schedule import InterestPeriod
 
 #: the event types ``payments`` reads
 PAYMENT_EVENTS = ("AdditionalInterestPaid",)
+_CENTS_ZERO = Decimal("0.00")
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ class Payment:
 
     @property
     def total(self) -> Decimal:
-        return sum((a.amount for a in self.amounts.values()), Decimal("0.00"))
+        return sum([a.amount for a in self.amounts.values()], _CENTS_ZERO)
 
 
 def paid_by_date(events: Sequence[Event]) -> dict[date, list[Event]]:
@@ -74,12 +75,12 @@ def status(amounts: Mapping[str, HolderAmount], paid: Mapping[str, Decimal], end
            paid_on: date, as_of: date) -> tuple[str, bool]:
     """SPEC §4.4: accruing, due, paid, underpaid, overpaid or nothing_owed for the whole
     date; and whether late."""
+    if not ended:
+        return "accruing", False
     owed = {h: a.amount for h, a in amounts.items()}
     short = any(paid.get(h, Decimal(0)) < v for h, v in owed.items())
     over = any(v > owed.get(h, Decimal(0)) for h, v in paid.items())
-    late = ended and short and as_of > paid_on
-    if not ended:
-        return "accruing", False
+    late = short and as_of > paid_on
     if short:
         return ("underpaid" if any(v > 0 for v in paid.values()) else "due"), late
     if not over and not any(owed.values()) and not any(paid.values()):
@@ -123,26 +124,33 @@ def payments(periods: Sequence[InterestPeriod], events: Sequence[Event], accrual
     by_date = paid_by_date(events)
     out: list[Payment] = []
     used: set[date] = set()
+    all_unpaid = readings["conversion_forfeits"] == "all_unpaid"
+    zero = Decimal(0)
     for period in periods:
         amounts = holder_amounts(period, cutoff, accrual, holdings, questionnaires, readings)
-        paid_events = by_date.get(period.payment_date, []) + (
-            by_date.get(period.paid_on, []) if period.paid_on != period.payment_date else [])
+        payment_date, paid_on = period.payment_date, period.paid_on
+        paid_events = by_date.get(payment_date, [])
+        if paid_on != payment_date and paid_on in by_date:
+            paid_events = paid_events + by_date[paid_on]
         if not amounts and not paid_events:
             continue
-        if readings["conversion_forfeits"] == "all_unpaid":
+        if all_unpaid:
             amounts = {h: unpaid_forfeit(a, period, paid_events, cutoff, accrual, holdings)
                        for h, a in amounts.items()}
-        used.update({period.payment_date, period.paid_on})
+        used.add(payment_date)
+        used.add(paid_on)
         paid: dict[str, Decimal] = {}
         for e in paid_events:
-            paid[e.data["holder"]] = paid.get(e.data["holder"], Decimal(0)) + e.data["amount"]
+            data = e.data
+            holder = data["holder"]
+            paid[holder] = paid.get(holder, zero) + data["amount"]
         ended = cutoff >= period.end
-        st, late = status(amounts, paid, ended, period.paid_on, as_of)
-        statuses = {h: holder_status(amounts[h].amount if h in amounts else Decimal(0),
-                                     paid.get(h, Decimal(0)), ended)
+        st, late = status(amounts, paid, ended, paid_on, as_of)
+        statuses = {h: holder_status(amounts[h].amount if h in amounts else zero,
+                                     paid.get(h, zero), ended)
                     for h in sorted(set(amounts) | set(paid))}
         out.append(Payment(period, min(period.end, cutoff) - ONE_DAY, amounts, paid,
-                           tuple(e.id for e in paid_events), st, late, statuses))
+                           tuple([e.id for e in paid_events]), st, late, statuses))
     problems = [f"AdditionalInterestPaid {e.id}: no interest period up to {as_of} has "
                 f"Interest Payment Date {d}" for d, es in by_date.items() if d not in used
                 for e in es]

@@ -62,6 +62,7 @@ from .clock import ONE_DAY
 from .engine import Registration, compute
 from .interest import HolderAmount, amount_arithmetic, amount_basis, amount_events
 from .money import money
+from .notices import notices_json
 from .payments import Payment
 from .rates import RateSegment
 from .suspensions import allowance_grows_on, most_in_any_window, trailing
@@ -92,9 +93,7 @@ def build(timeline: Timeline, interpretations: Mapping[str, str], *, bases: bool
                          "excluded": list(c.excluded), "not_holders": list(c.not_holders),
                          "basis": c.basis.to_json(r.readings)}
                      for m, c in r.consents.items()},
-        "notices": [{"event": n.event, "to": n.to, "subject": n.subject, "method": n.method,
-                     "sent_on": iso(n.sent_on), "deemed_given": iso(n.deemed_given),
-                     "basis": n.basis.to_json(r.readings)} for n in r.notices],
+        "notices": notices_json(r.notice_events, r.terms, r.calendar),
         "problems": list(r.problems),
         "obligations": _obligations(r, timeline),
     }

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Iterator
 
-from ledger.calendar import BusinessCalendar
+from ledger.calendar import FED, BusinessCalendar
 from ledger.dealterms import RegistrationTerms
 
 
@@ -53,3 +53,24 @@ def interest_periods(terms: RegistrationTerms, calendar: BusinessCalendar,
     while start <= through and start < terms.maturity:
         yield InterestPeriod(pay, calendar.roll_forward(pay), record_date(pay, terms), start, pay)
         start, pay = pay, next_payment_date(pay, terms)
+
+
+_PERIODS: dict[tuple, tuple[InterestPeriod, ...]] = {}
+
+
+def periods_through(terms: RegistrationTerms, calendar: BusinessCalendar,
+                    through: date) -> tuple[InterestPeriod, ...]:
+    """``tuple(interest_periods(terms, calendar, through))``, remembered on the Fed
+    calendar (a deal with no declared days: ``BusinessCalendar.from_overrides``) by the
+    terms that fix the schedule: the deals of a portfolio share their template's
+    schedule, and working out forty periods' dates was a twentieth of a report."""
+    if calendar is not FED:
+        return tuple(interest_periods(terms, calendar, through))
+    key = (terms.closing_date, terms.first_interest_payment_date, terms.maturity,
+           tuple(terms.interest_payment_dates), tuple(terms.record_dates), through)
+    found = _PERIODS.get(key)
+    if found is None:
+        if len(_PERIODS) >= 4096:   # bounded, for a long-lived process
+            _PERIODS.clear()
+        found = _PERIODS[key] = tuple(interest_periods(terms, calendar, through))
+    return found
