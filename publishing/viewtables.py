@@ -373,6 +373,13 @@ LATE_INDEXES = (('CREATE INDEX IF NOT EXISTS "events_by_deal" ON "events" ("deal
                  'WHERE "retracted" = 1', "events_retracted"))
 
 
+# The report's sections the tables and the deals row read (``report(sections=...)``):
+# the views make only these (a Registration Rights deal's notices are a tenth of its
+# report, and no table reads them). A table that reads another must add it here.
+REPORT_SECTIONS = frozenset(("registration", "suspensions", "additional_interest",
+                             "deadlines", "problems", "obligations", "true_up"))
+
+
 def schedule_rows(report: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
     """Every per-deal table's rows of one report, each table present (empty if it does
     not apply). Values as the report has them (dates ISO, amounts exact strings, event

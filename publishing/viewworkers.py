@@ -18,7 +18,8 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 from ledger.errors import LedgerError
 
 from . import dealstate
-from .viewtables import DEAL_TABLES, DEALS, deal_row, sql_rows, sql_value
+from .viewtables import (DEAL_TABLES, DEALS, REPORT_SECTIONS, deal_row, sql_rows,
+                         sql_value)
 
 POOL_MIN_DEALS = 16         # fewer dirty deals than this are computed in the writer
 READER_CACHE_KIB = 32768    # SQLite page cache of each reader of the view file
@@ -223,7 +224,8 @@ def _compute_deal(conn: sqlite3.Connection, deal: str, as_of: date,
     retracted = retracted_ids(events)
     seqs = [e.seq for e in events if e.id in retracted]
     try:
-        rep = report(events, as_of=as_of, bases=False)  # tables hold figures, not bases
+        # tables hold figures, not bases, and only the sections they read
+        rep = report(events, as_of=as_of, bases=False, sections=REPORT_SECTIONS)
     except (LedgerError, ValueError, ArithmeticError, KeyError, TypeError) as err:
         text = " ".join(f"{type(err).__name__}: {err}".split())[:300]
         summary = deal_row(None, events, len(seqs), as_of, error=text)

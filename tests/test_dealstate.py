@@ -106,3 +106,29 @@ def test_parts_that_do_not_follow_each_other_are_no_state():
     assert dealstate.load([(0, 1, 1, 1, marshal.dumps((99, [["i1", 1]])))]) is None
     assert dealstate.load([(0, 1, 1, 1, b"\x00junk")]) is None
 
+
+
+def test_the_views_tables_from_the_sections_they_read_equal_those_of_the_whole_report(
+        tmp_path):
+    """``report(sections=REPORT_SECTIONS)`` makes only the sections the tables read: each
+    section it makes is the whole report's, and the rows and the deals row are the same."""
+    from projections.report import report
+    from publishing.viewtables import REPORT_SECTIONS, deal_row, sql_rows
+    from benchmarks.data import deal_events, new_events
+
+    db = str(tmp_path / "demo.db")
+    build_demo(db)
+    with Ledger(db) as ledger:   # and a 600-event deal of the benchmark's shape
+        ledger.append(list(new_events(deal_events("bench", 600))))
+    for deal, as_of in ((RRA, AS_OF), (LETTER, AS_OF), ("bench", "2024-06-30")):
+        events = _events_the_store_reads(db, deal)
+        day = date.fromisoformat(as_of)
+        whole = report(events, as_of=day, bases=False)
+        part = report(events, as_of=day, bases=False, sections=REPORT_SECTIONS)
+        head = {"deal", "kind", "as_of", "known_at", "interpretations"}
+        assert set(part) == head | (set(whole) & REPORT_SECTIONS)
+        if deal != LETTER:   # a Registration Rights deal's notices and majority: not made
+            assert {"notices", "majority"} <= set(whole) - set(part)
+        assert all(part[k] == whole[k] for k in part)
+        assert sql_rows(part, deal) == sql_rows(whole, deal)
+        assert deal_row(part, events, 0, day) == deal_row(whole, events, 0, day)

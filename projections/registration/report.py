@@ -52,7 +52,7 @@ from __future__ import annotations
 
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any, Mapping
+from typing import Any, Callable, Collection, Mapping
 
 from projections.basis import Basis
 from projections.worked import Step, Worked
@@ -74,29 +74,34 @@ def iso(day: date | None) -> str | None:
     return day.isoformat() if day is not None else None
 
 
-def build(timeline: Timeline, interpretations: Mapping[str, str], *, bases: bool = True) -> dict:
+def build(timeline: Timeline, interpretations: Mapping[str, str], *, bases: bool = True,
+          sections: Collection[str] | None = None) -> dict:
     """The registration_rights part of the SPEC §7 report (keys: registration, suspensions,
-    additional_interest, deadlines, majority), JSON-ready: amounts are strings with two
-    decimals, dates ISO strings, shares ints."""
+    additional_interest, deadlines, majority, notices, problems, obligations), JSON-ready:
+    amounts are strings with two decimals, dates ISO strings, shares ints. ``sections``
+    (default: all) names the keys to make; the others are left out, not made."""
     r = compute(timeline, interpretations)
-    return {
-        "registration": registration_json(r),
-        "suspensions": suspensions_json(r),
-        "additional_interest": interest_json(r, bases),
-        "deadlines": [{"obligation": o.obligation, "clause": o.clause, "due": iso(o.due),
-                       "status": o.status, "met_on": iso(o.met_on), "late_on": iso(o.late_on),
-                       "holder": o.holder, "events": list(o.events),
-                       "basis": o.basis.to_json(r.readings)} for o in r.obligations],
-        "majority": {m: {"consenting": money(c.consenting), "total": money(c.total),
-                         "share": str(c.share.quantize(SHARE, ROUND_HALF_UP)),
-                         "majority": c.majority, "holders": list(c.holders),
-                         "excluded": list(c.excluded), "not_holders": list(c.not_holders),
-                         "basis": c.basis.to_json(r.readings)}
-                     for m, c in r.consents.items()},
-        "notices": notices_json(r.notice_events, r.terms, r.calendar),
-        "problems": list(r.problems),
-        "obligations": _obligations(r, timeline),
+    parts: dict[str, Callable[[], Any]] = {
+        "registration": lambda: registration_json(r),
+        "suspensions": lambda: suspensions_json(r),
+        "additional_interest": lambda: interest_json(r, bases),
+        "deadlines": lambda: [
+            {"obligation": o.obligation, "clause": o.clause, "due": iso(o.due),
+             "status": o.status, "met_on": iso(o.met_on), "late_on": iso(o.late_on),
+             "holder": o.holder, "events": list(o.events),
+             "basis": o.basis.to_json(r.readings)} for o in r.obligations],
+        "majority": lambda: {
+            m: {"consenting": money(c.consenting), "total": money(c.total),
+                "share": str(c.share.quantize(SHARE, ROUND_HALF_UP)),
+                "majority": c.majority, "holders": list(c.holders),
+                "excluded": list(c.excluded), "not_holders": list(c.not_holders),
+                "basis": c.basis.to_json(r.readings)}
+            for m, c in r.consents.items()},
+        "notices": lambda: notices_json(r.notice_events, r.terms, r.calendar),
+        "problems": lambda: list(r.problems),
+        "obligations": lambda: _obligations(r, timeline),
     }
+    return {key: make() for key, make in parts.items() if sections is None or key in sections}
 
 
 def _obligations(r: Registration, timeline: Timeline) -> list[dict]:
