@@ -335,3 +335,51 @@ def deal_names(ledger: "Ledger") -> list[str]:
     with stable_view(ledger) as view:
         return sorted({r["deal"] for r in _matching(view, b'"type":"DealOpened"')
                        if r.get("type") == "DealOpened" and isinstance(r.get("deal"), str)})
+
+
+StreamStates = list[tuple[int, bytes]]
+"""One deal's stored rows, undecoded: ``(position, state)`` in log order."""
+
+
+def deal_states(ledger: "Ledger") -> list[StreamStates]:
+    """Every deal's stored rows, undecoded, from one consistent view of the store (the
+    chain head's rows left out): one list per deal stream, in log order, the streams in
+    the order their first rows come. ``records_of_states`` decodes one list into the
+    deal's records, exactly as ``log_records`` yields them; a reader of many deals
+    shares the lists out and decodes each where it is computed (the agenda's forked
+    workers: the decoding is most of the read, and the parent never does it)."""
+    by_stream: dict[Any, StreamStates] = {}
+    with stable_view(ledger) as view:
+        pos, chain = _position(view), view._id(CHAIN_ID)
+        position = 0
+        while rows := view._rows(f"SELECT {pos} AS position, originator_id, state "
+                                 f"FROM {_table(view)} WHERE {pos} > ? ORDER BY {pos} "
+                                 "LIMIT ?", (position, STATES_PAGE)):
+            for row in rows:
+                position, stream = row[0], row[1]
+                if stream != chain:
+                    found = by_stream.get(stream)
+                    if found is None:
+                        found = by_stream[stream] = []
+                    found.append((position, bytes(row[2])))
+    return list(by_stream.values())
+
+
+STATES_PAGE = 20_000   # rows per read of ``deal_states``: it keeps every row anyway
+
+
+def records_of_states(states: StreamStates) -> list[dict[str, Any]]:
+    """One deal's records from its stored rows (``deal_states``), in seq order: decoded
+    in one call of the C decoder (the states joined as one JSON array), or row by row
+    when that fails, so that an altered row is named (``_record``)."""
+    try:
+        records = [s["record"] for s in json.loads(b"[" + b",".join(s for _, s in states)
+                                                   + b"]")]
+        if not all(type(r) is dict for r in records):
+            raise ValueError
+    except (ValueError, KeyError, TypeError):
+        records = [_record(state, position) for position, state in states]
+    # a stream's rows are written in its order, which is seq order; sorted if not
+    if any(_seq_key(a) > _seq_key(b) for a, b in zip(records, records[1:])):
+        records.sort(key=_seq_key)
+    return records

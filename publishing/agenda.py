@@ -24,7 +24,7 @@ from datetime import date, datetime, timedelta
 from typing import Any, Iterable, Mapping
 
 from ledger.collector import paused
-from ledger.events import REGISTRATION_RIGHTS, Event
+from ledger.stored import REGISTRATION_RIGHTS, Event
 
 CATEGORY_ORDER = {"overdue": 0, "due": 1, "at_risk": 2}
 POOL_MIN_DEALS = 200
@@ -140,32 +140,43 @@ def deal_entry(events: list[Event], **options: Any
     return found[0], found[1], holds
 
 
-_WORK: tuple[Mapping[str, list[Event]], Mapping[str, Any]] | None = None
+_WORK: tuple[Mapping[Any, list[Any]], Mapping[str, Any], str] | None = None
 
 
-def _entries_of(deals: list[str]) -> list[tuple[str, Any]]:
-    histories, options, records = _WORK  # type: ignore[misc]   # inherited by the fork
+def _entries_of(keys: list[Any]) -> list[tuple[str, Any]]:
+    histories, options, given = _WORK  # type: ignore[misc]   # inherited by the fork
     # the fork's own copy of the records: made into events in place (events_of)
-    return _entries(histories, deals, options, records, own=records)
+    return _entries(histories, keys, options, given, own=True)
 
 
-def _entries(histories: Mapping[str, list[Any]], deals: list[str],
-             options: Mapping[str, Any], records: bool = False,
+def _entries(histories: Mapping[Any, list[Any]], keys: list[Any],
+             options: Mapping[str, Any], given: str = "events",
              own: bool = False) -> list[tuple[str, Any]]:
-    """``deal_entry`` of each of ``deals``; with ``records``, ``histories`` holds stored
-    records, made into events here; with ``own`` too, records nobody reads afterwards
-    (``ledger.stored.events_of`` types their data in place)."""
+    """``(deal, deal_entry)`` of each of ``keys`` of ``histories``, which hold each
+    deal's ``given``: ``events`` (keyed by deal); ``records``, stored records (keyed by
+    deal), made into events here; ``states``, a deal stream's undecoded rows
+    (``ledger.logread.deal_states``, keyed by anything), decoded here. With ``own``,
+    records nobody reads afterwards (``ledger.stored.events_of`` types their data in
+    place)."""
+    from ledger.logread import records_of_states
     from ledger.stored import events_of
 
-    def events(deal: str) -> list[Event]:
-        if not records:
-            return histories[deal]
+    def events(key: Any) -> tuple[str, list[Event]]:
+        if given == "events":
+            return key, histories[key]
+        if given == "states":
+            found = events_of(records_of_states(histories[key]))
+            return found[0].deal, found
         if own:
-            return events_of(histories[deal])
-        return [Event.from_record(r) for r in histories[deal]]
+            return key, events_of(histories[key])
+        return key, [Event.from_record(r) for r in histories[key]]
+
+    def entry(key: Any) -> tuple[str, Any]:
+        deal, found = events(key)
+        return deal, deal_entry(found, **options)
 
     with paused():   # short-lived acyclic objects: as in projections.report
-        return [(deal, deal_entry(events(deal), **options)) for deal in deals]
+        return [entry(key) for key in keys]
 
 
 def _preload(day: date) -> None:
@@ -181,25 +192,27 @@ def _preload(day: date) -> None:
             FED.is_business_day(date(year, 1, d))
 
 
-def compute_entries(histories: Mapping[str, list[Any]], options: Mapping[str, Any],
-                    *, records: bool = False
+def compute_entries(histories: Mapping[Any, list[Any]], options: Mapping[str, Any],
+                    *, records: bool = False, given: str | None = None
                     ) -> dict[str, tuple[list[dict[str, Any]], date, Any]]:
-    """``deal_entry`` of every deal in ``histories`` (deals not opened left out); with
-    ``records``, ``histories`` holds each deal's stored records, read as events where
-    the deal is computed. From ``POOL_MIN_DEALS`` deals on, on a machine with more than
-    one core, the deals are shared out among forked worker processes (each inherits the
-    histories; only deal names go out and lines come back); the result is the same
+    """``deal_entry`` of every deal in ``histories`` (deals not opened left out), which
+    hold each deal's events, or with ``records`` its stored records, read as events
+    where the deal is computed, or with ``given="states"`` its stored rows undecoded
+    (``_entries``). From ``POOL_MIN_DEALS`` deals on, on a machine with more than one
+    core, the deals are shared out among forked worker processes (each inherits the
+    histories; only their keys go out and lines come back); the result is the same
     either way."""
     global _WORK
-    deals = sorted(histories)
+    given = given or ("records" if records else "events")
+    keys = sorted(histories)
     workers = min(os.cpu_count() or 1, 8)
     found: list[tuple[str, Any]]
-    if (len(deals) >= POOL_MIN_DEALS and workers > 1
+    if (len(keys) >= POOL_MIN_DEALS and workers > 1
             and "fork" in multiprocessing.get_all_start_methods()):
         _preload(options["as_of"])
-        size = -(-len(deals) // (workers * 4))
-        chunks = [deals[i:i + size] for i in range(0, len(deals), size)]
-        _WORK = (histories, options, records)
+        size = -(-len(keys) // (workers * 4))
+        chunks = [keys[i:i + size] for i in range(0, len(keys), size)]
+        _WORK = (histories, options, given)
         try:
             with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")
                                      ) as pool:
@@ -207,7 +220,7 @@ def compute_entries(histories: Mapping[str, list[Any]], options: Mapping[str, An
         finally:
             _WORK = None
     else:
-        found = _entries(histories, deals, options, records)
+        found = _entries(histories, keys, options, given)
     return {deal: entry for deal, entry in found if entry is not None}
 
 
@@ -267,6 +280,13 @@ def agenda(ledger: Any, *, deals: Iterable[str] | None = None, cache: str | None
         from .agenda_cache import cached_lines
 
         per_deal = cached_lines(ledger, cache, options)
+    elif deals is None and ledger.plain_json:
+        # every deal, its rows read undecoded here and decoded where it is computed
+        # (in the forked workers when there are many: the decoding is most of the read)
+        from ledger.logread import deal_states
+
+        per_deal = compute_entries(dict(enumerate(deal_states(ledger))), options,
+                                   given="states")
     else:
         per_deal = compute_entries(deal_record_lists(ledger, deals), options, records=True)
     wanted = set(deals or ())
