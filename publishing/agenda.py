@@ -210,7 +210,7 @@ def compute_entries(histories: Mapping[Any, list[Any]], options: Mapping[str, An
     if (len(keys) >= POOL_MIN_DEALS and workers > 1
             and "fork" in multiprocessing.get_all_start_methods()):
         _preload(options["as_of"])
-        size = -(-len(keys) // (workers * 4))
+        size = -(-len(keys) // (workers * 16))
         chunks = [keys[i:i + size] for i in range(0, len(keys), size)]
         _WORK = (histories, options, given)
         try:
@@ -274,6 +274,14 @@ def agenda(ledger: Any, *, deals: Iterable[str] | None = None, cache: str | None
     """``agenda_of`` over the ledger's deals (or ``deals``); ``UsageError`` naming an
     unknown deal. With ``cache`` (a file path), each deal's lines are kept there and
     reused while fresh (``publishing.agenda_cache``)."""
+    # the rows read and the lines that come back are acyclic and kept to the end: the
+    # collector's passes would only walk them again and again (ledger.collector)
+    with paused():
+        return _agenda(ledger, deals, cache, options)
+
+
+def _agenda(ledger: Any, deals: Iterable[str] | None, cache: str | None,
+            options: dict[str, Any]) -> dict[str, Any]:
     from ledger.errors import UsageError
 
     if cache is not None:
