@@ -379,7 +379,91 @@ def records_of_states(states: StreamStates) -> list[dict[str, Any]]:
             raise ValueError
     except (ValueError, KeyError, TypeError):
         records = [_record(state, position) for position, state in states]
-    # a stream's rows are written in its order, which is seq order; sorted if not
-    if any(_seq_key(a) > _seq_key(b) for a, b in zip(records, records[1:])):
+    # a stream's rows are written in its order, which is seq order; sorted if not (the
+    # check in C: sorting a sorted list is one pass)
+    seqs = [r.get("seq") for r in records]
+    try:
+        ordered = seqs == sorted(seqs)
+    except TypeError:   # a seq that is not a number: as _seq_key reads it
+        ordered = False
+    if not ordered:
         records.sort(key=_seq_key)
     return records
+
+
+@dataclass(frozen=True)
+class StreamSplit:
+    """One moment of a SQLite ledger's deal streams, for readers in other processes (the
+    agenda's forked workers) to read a share of them each, on connections of their own
+    (``states_in_range``): the library's database name, its event table, the chain
+    head's stream (left out), the last position at that moment and how many deal
+    streams there were."""
+
+    database: str
+    table: str
+    chain: str
+    upto: int
+    streams: int
+
+
+def stream_split(ledger: "Ledger") -> StreamSplit | None:
+    """The ``StreamSplit`` of the ledger now; ``None`` unless it is SQLite with plain
+    JSON states (``deal_states`` reads the others).
+
+    Why a later read up to ``upto`` sees this moment: the log is only ever appended to
+    and SQLite has one writer at a time, so the rows at or before the last committed
+    position are the same at any later moment, and a row committed later has a greater
+    position."""
+    if ledger.is_postgres or not ledger.plain_json:
+        return None
+    with stable_view(ledger) as view:
+        chain = view._id(CHAIN_ID)
+        rows = view._rows(f"SELECT MAX(rowid) AS upto, COUNT(DISTINCT originator_id) AS n, "
+                          f"MAX(originator_id = ?) AS chained FROM {_table(view)}", (chain,))
+        database = ledger.app.recorder.datastore.pool.db_name
+        table = _table(view)
+    upto, n, chained = rows[0][0] or 0, rows[0][1] or 0, rows[0][2] or 0
+    return StreamSplit(database, table, chain, upto, n - chained)
+
+
+def split_spans(parts: int) -> list[tuple[str, str | None]]:
+    """``parts`` ranges ``[lo, hi)`` of stream ids (hexadecimal text, as the library
+    keeps a UUID on SQLite) that together hold every id: by their first two digits."""
+    bounds = sorted({format(k * 256 // parts, "02x") for k in range(parts)} | {"00"})
+    return [(lo, hi) for lo, hi in zip(bounds, [*bounds[1:], None])]
+
+
+def states_in_range(split: StreamSplit, lo: str, hi: str | None) -> list[StreamStates]:
+    """The deal streams of ``split`` whose ids are in ``[lo, hi)`` (``hi`` ``None``: no
+    end; ``lo`` ``"00"``: no start), each as ``deal_states`` gives it (its rows up to
+    the split's position, undecoded, in its order), read on a connection of this
+    process's own, through the store's index by stream."""
+    import sqlite3
+
+    where = "originator_id >= ?" if lo != "00" else "1"
+    params: list[Any] = [lo] if lo != "00" else []
+    if hi is not None:
+        where += " AND originator_id < ?"
+        params.append(hi)
+    try:
+        conn = sqlite3.connect(split.database, uri=True, timeout=30)
+        try:
+            rows = conn.execute(
+                f"SELECT rowid, originator_id, state FROM {split.table} WHERE {where} "
+                "AND originator_id != ? AND rowid <= ? "
+                "ORDER BY originator_id, originator_version",
+                (*params, split.chain, split.upto)).fetchall()
+        finally:
+            conn.close()
+    except sqlite3.Error as err:
+        raise StoreError(f"cannot read the ledger: {' '.join(str(err).split())[:300]}"
+                         ) from None
+    by_stream: dict[Any, StreamStates] = {}
+    for position, stream, state in rows:
+        found = by_stream.get(stream)
+        if found is None:
+            found = by_stream[stream] = []
+        found.append((position, bytes(state)))
+    for states in by_stream.values():   # log order, as deal_states gives them
+        states.sort()
+    return list(by_stream.values())

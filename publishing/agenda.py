@@ -140,7 +140,7 @@ def deal_entry(events: list[Event], **options: Any
     return found[0], found[1], holds
 
 
-_WORK: tuple[Mapping[Any, list[Any]], Mapping[str, Any], str] | None = None
+_WORK: tuple[Any, ...] | None = None   # what the forked workers inherit (_in_pool)
 
 
 def _entries_of(keys: list[Any]) -> list[tuple[str, Any]]:
@@ -192,6 +192,31 @@ def _preload(day: date) -> None:
             FED.is_business_day(date(year, 1, d))
 
 
+def _pool_size(deals: int) -> int:
+    """How many worker processes for ``deals`` deals: 1 (none) below ``POOL_MIN_DEALS``,
+    on one core, or where processes cannot be forked."""
+    workers = min(os.cpu_count() or 1, 8)
+    if deals < POOL_MIN_DEALS or workers < 2 or "fork" not in \
+            multiprocessing.get_all_start_methods():
+        return 1
+    return workers
+
+
+def _in_pool(task: Any, chunks: list[Any], work: tuple[Any, ...], workers: int,
+             day: date) -> list[tuple[str, Any]]:
+    """``task`` of each chunk in forked worker processes, which inherit ``work`` (only
+    the chunks go out and ``(deal, entry)`` pairs come back), in chunk order."""
+    global _WORK
+    _preload(day)
+    _WORK = work
+    try:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")
+                                 ) as pool:
+            return [x for part in pool.map(task, chunks) for x in part]
+    finally:
+        _WORK = None
+
+
 def compute_entries(histories: Mapping[Any, list[Any]], options: Mapping[str, Any],
                     *, records: bool = False, given: str | None = None
                     ) -> dict[str, tuple[list[dict[str, Any]], date, Any]]:
@@ -202,26 +227,44 @@ def compute_entries(histories: Mapping[Any, list[Any]], options: Mapping[str, An
     core, the deals are shared out among forked worker processes (each inherits the
     histories; only their keys go out and lines come back); the result is the same
     either way."""
-    global _WORK
     given = given or ("records" if records else "events")
     keys = sorted(histories)
-    workers = min(os.cpu_count() or 1, 8)
-    found: list[tuple[str, Any]]
-    if (len(keys) >= POOL_MIN_DEALS and workers > 1
-            and "fork" in multiprocessing.get_all_start_methods()):
-        _preload(options["as_of"])
-        size = -(-len(keys) // (workers * 16))
+    workers = _pool_size(len(keys))
+    if workers > 1:
+        size = -(-len(keys) // (workers * 16))   # small chunks: the workers end together
         chunks = [keys[i:i + size] for i in range(0, len(keys), size)]
-        _WORK = (histories, options, given)
-        try:
-            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")
-                                     ) as pool:
-                found = [x for part in pool.map(_entries_of, chunks) for x in part]
-        finally:
-            _WORK = None
+        found = _in_pool(_entries_of, chunks, (histories, options, given), workers,
+                         options["as_of"])
     else:
         found = _entries(histories, keys, options, given)
     return {deal: entry for deal, entry in found if entry is not None}
+
+
+def _range_entries(span: tuple[str, str | None]) -> list[tuple[str, Any]]:
+    """In a worker: ``deal_entry`` of the deal streams whose ids are in ``span``, read
+    from the store here (``ledger.logread.states_in_range``)."""
+    from ledger.logread import states_in_range
+
+    split, options = _WORK  # type: ignore[misc]   # inherited by the fork
+    states = dict(enumerate(states_in_range(split, *span)))
+    return _entries(states, list(states), options, "states")
+
+
+def every_deal_entries(ledger: Any, options: Mapping[str, Any]
+                       ) -> dict[str, tuple[list[dict[str, Any]], date, Any]]:
+    """``compute_entries`` of every deal of a ledger whose states are plain JSON: with a
+    pool, each worker reads its share of the deal streams itself, as of one moment
+    (``ledger.logread.stream_split``: the parent reads nothing but where the log
+    ends); else the rows are read undecoded here and decoded deal by deal."""
+    from ledger.logread import deal_states, split_spans, stream_split
+
+    split = stream_split(ledger)
+    workers = _pool_size(split.streams) if split is not None else 1
+    if workers > 1:
+        found = _in_pool(_range_entries, split_spans(workers * 16), (split, options),
+                         workers, options["as_of"])
+        return {deal: entry for deal, entry in found if entry is not None}
+    return compute_entries(dict(enumerate(deal_states(ledger))), options, given="states")
 
 
 def assemble(per_deal: Mapping[str, tuple[list[dict[str, Any]], date]], *, as_of: date,
@@ -289,12 +332,9 @@ def _agenda(ledger: Any, deals: Iterable[str] | None, cache: str | None,
 
         per_deal = cached_lines(ledger, cache, options)
     elif deals is None and ledger.plain_json:
-        # every deal, its rows read undecoded here and decoded where it is computed
-        # (in the forked workers when there are many: the decoding is most of the read)
-        from ledger.logread import deal_states
-
-        per_deal = compute_entries(dict(enumerate(deal_states(ledger))), options,
-                                   given="states")
+        # every deal, its rows decoded where it is computed (in the forked workers when
+        # there are many, which read their share themselves: the read is theirs)
+        per_deal = every_deal_entries(ledger, options)
     else:
         per_deal = compute_entries(deal_record_lists(ledger, deals), options, records=True)
     wanted = set(deals or ())

@@ -110,3 +110,42 @@ def test_the_agenda_from_undecoded_rows_equals_the_plain_reads(portfolio, monkey
         states = agenda(ledger, **options)
     assert states == mapped == pure
     assert len(states["deals"]) == 6 and states["items"]
+
+
+@pytest.mark.parametrize("parts", [1, 2, 3, 32, 256])
+def test_the_workers_shares_of_the_streams_are_the_deals_rows_as_of_the_split(tmp_path, parts):
+    # every deal stream is in exactly one span; each is read as deal_states reads it, and
+    # only up to the split's moment: rows appended after it are not read
+    from ledger.logread import split_spans, states_in_range, stream_split
+
+    path = str(tmp_path / "p.db")
+    _portfolio(path, 5)
+    with Ledger(path, create=False) as ledger:
+        split = stream_split(ledger)
+        before = deal_states(ledger)
+        ledger.append([parse_event(ev("HoldersAdvised", "2004-07-21", deal=f"deal-{i:02d}"),
+                                   line=1) for i in (0, 2)])
+        assert len(deal_states(ledger)[0]) == len(before[0]) + 1
+    assert split is not None and split.streams == 5
+    spans = split_spans(parts)
+    assert spans[0][0] == "00" and spans[-1][1] is None
+    assert all(a[1] == b[0] for a, b in zip(spans, spans[1:]))
+    shares = [states_in_range(split, lo, hi) for lo, hi in spans]
+    got = [s for share in shares for s in share]
+    assert sorted(got) == sorted(before) and len(got) == 5
+
+
+def test_an_altered_row_read_by_a_worker_is_named_on_one_line(tmp_path, monkeypatch):
+    import sqlite3
+
+    path = str(tmp_path / "p.db")
+    _portfolio(path, 4)
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE stored_events SET state = ? WHERE rowid = 3", (b"not json",))
+    conn.commit()
+    conn.close()
+    monkeypatch.setattr(agenda_module, "POOL_MIN_DEALS", 2)
+    monkeypatch.setattr(agenda_module.os, "cpu_count", lambda: 2)
+    with Ledger(path, create=False) as ledger:
+        with pytest.raises(StoreError, match=r"position 3\).*deal-ledger verify"):
+            agenda(ledger, as_of=date(2005, 10, 1), days=90)
