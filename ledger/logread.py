@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import heapq
 import json
+import os
 import re
 from dataclasses import dataclass
 from datetime import date
@@ -433,6 +434,21 @@ def split_spans(parts: int) -> list[tuple[str, str | None]]:
     return [(lo, hi) for lo, hi in zip(bounds, [*bounds[1:], None])]
 
 
+_READER: tuple[int, str, Any] | None = None   # (process id, database, connection)
+
+
+def _reader(database: str) -> Any:
+    """This process's connection to ``database`` for ``states_in_range``, opened once
+    (a forked worker reads many ranges; a connection is not shared across a fork)."""
+    import sqlite3
+
+    global _READER
+    if _READER is None or _READER[:2] != (os.getpid(), database):
+        _READER = (os.getpid(), database, sqlite3.connect(database, uri=True, timeout=30,
+                                                          check_same_thread=False))
+    return _READER[2]
+
+
 def states_in_range(split: StreamSplit, lo: str, hi: str | None) -> list[StreamStates]:
     """The deal streams of ``split`` whose ids are in ``[lo, hi)`` (``hi`` ``None``: no
     end; ``lo`` ``"00"``: no start), each as ``deal_states`` gives it (its rows up to
@@ -446,15 +462,10 @@ def states_in_range(split: StreamSplit, lo: str, hi: str | None) -> list[StreamS
         where += " AND originator_id < ?"
         params.append(hi)
     try:
-        conn = sqlite3.connect(split.database, uri=True, timeout=30)
-        try:
-            rows = conn.execute(
-                f"SELECT rowid, originator_id, state FROM {split.table} WHERE {where} "
-                "AND originator_id != ? AND rowid <= ? "
-                "ORDER BY originator_id, originator_version",
-                (*params, split.chain, split.upto)).fetchall()
-        finally:
-            conn.close()
+        rows = _reader(split.database).execute(
+            f"SELECT rowid, originator_id, state FROM {split.table} WHERE {where} "
+            "AND originator_id != ? AND rowid <= ? ORDER BY originator_id, originator_version",
+            (*params, split.chain, split.upto)).fetchall()
     except sqlite3.Error as err:
         raise StoreError(f"cannot read the ledger: {' '.join(str(err).split())[:300]}"
                          ) from None
