@@ -86,7 +86,7 @@ def _deal_agenda(events: list[Event], *, as_of: date, start: date | None = None,
     from projections.timeline import retracted_ids
 
     start = start or as_of
-    known = [e for e in events if known_at is None or e.recorded_at <= known_at]
+    known = events if known_at is None else [e for e in events if e.recorded_at <= known_at]
     dead = retracted_ids(known)
     if not any(e.type == "DealOpened" and e.id not in dead for e in known):
         return None
@@ -127,15 +127,16 @@ def letter_lines_hold(events: list[Event], *, as_of: date,
     return (lo and lo.isoformat(), hi and hi.isoformat())
 
 
-def deal_entry(events: list[Event], **options: Any
+def deal_entry(events: list[Event], *, holds: bool = True, **options: Any
                ) -> tuple[list[dict[str, Any]], date, tuple[str | None, str | None] | None] | None:
     """``deal_agenda`` and, for a Letter deal, the as-of days its lines hold for
     (``letter_lines_hold``; ``None`` for a Registration Rights deal, whose lines move
-    with the day: accruals, deadlines, suspension room)."""
+    with the day: accruals, deadlines, suspension room; and ``None`` for every deal
+    without ``holds``: only the cache reads them)."""
     found = _deal_agenda(events, **options)
     if found is None:
         return None
-    holds = None if found[2] == REGISTRATION_RIGHTS else letter_lines_hold(
+    holds = None if not holds or found[2] == REGISTRATION_RIGHTS else letter_lines_hold(
         events, as_of=options["as_of"], known_at=options.get("known_at"))
     return found[0], found[1], holds
 
@@ -144,14 +145,14 @@ _WORK: tuple[Any, ...] | None = None   # what the forked workers inherit (_in_po
 
 
 def _entries_of(keys: list[Any]) -> list[tuple[str, Any]]:
-    histories, options, given = _WORK  # type: ignore[misc]   # inherited by the fork
+    histories, options, given, holds = _WORK  # type: ignore[misc]   # inherited by the fork
     # the fork's own copy of the records: made into events in place (events_of)
-    return _entries(histories, keys, options, given, own=True)
+    return _entries(histories, keys, options, given, own=True, holds=holds)
 
 
 def _entries(histories: Mapping[Any, list[Any]], keys: list[Any],
              options: Mapping[str, Any], given: str = "events",
-             own: bool = False) -> list[tuple[str, Any]]:
+             own: bool = False, holds: bool = True) -> list[tuple[str, Any]]:
     """``(deal, deal_entry)`` of each of ``keys`` of ``histories``, which hold each
     deal's ``given``: ``events`` (keyed by deal); ``records``, stored records (keyed by
     deal), made into events here; ``states``, a deal stream's undecoded rows
@@ -173,7 +174,7 @@ def _entries(histories: Mapping[Any, list[Any]], keys: list[Any],
 
     def entry(key: Any) -> tuple[str, Any]:
         deal, found = events(key)
-        return deal, deal_entry(found, **options)
+        return deal, deal_entry(found, holds=holds, **options)
 
     with paused():   # short-lived acyclic objects: as in projections.report
         return [entry(key) for key in keys]
@@ -218,7 +219,7 @@ def _in_pool(task: Any, chunks: list[Any], work: tuple[Any, ...], workers: int,
 
 
 def compute_entries(histories: Mapping[Any, list[Any]], options: Mapping[str, Any],
-                    *, records: bool = False, given: str | None = None
+                    *, records: bool = False, given: str | None = None, holds: bool = True
                     ) -> dict[str, tuple[list[dict[str, Any]], date, Any]]:
     """``deal_entry`` of every deal in ``histories`` (deals not opened left out), which
     hold each deal's events, or with ``records`` its stored records, read as events
@@ -226,17 +227,17 @@ def compute_entries(histories: Mapping[Any, list[Any]], options: Mapping[str, An
     (``_entries``). From ``POOL_MIN_DEALS`` deals on, on a machine with more than one
     core, the deals are shared out among forked worker processes (each inherits the
     histories; only their keys go out and lines come back); the result is the same
-    either way."""
+    either way. ``holds``: the Letter deals' ``letter_lines_hold`` too (the cache's)."""
     given = given or ("records" if records else "events")
     keys = sorted(histories)
     workers = _pool_size(len(keys))
     if workers > 1:
         size = -(-len(keys) // (workers * 16))   # small chunks: the workers end together
         chunks = [keys[i:i + size] for i in range(0, len(keys), size)]
-        found = _in_pool(_entries_of, chunks, (histories, options, given), workers,
+        found = _in_pool(_entries_of, chunks, (histories, options, given, holds), workers,
                          options["as_of"])
     else:
-        found = _entries(histories, keys, options, given)
+        found = _entries(histories, keys, options, given, holds=holds)
     return {deal: entry for deal, entry in found if entry is not None}
 
 
@@ -247,12 +248,13 @@ def _range_entries(span: tuple[str, str | None]) -> list[tuple[str, Any]]:
 
     split, options = _WORK  # type: ignore[misc]   # inherited by the fork
     states = dict(enumerate(states_in_range(split, *span)))
-    return _entries(states, list(states), options, "states")
+    return _entries(states, list(states), options, "states", holds=False)
 
 
 def every_deal_entries(ledger: Any, options: Mapping[str, Any]
                        ) -> dict[str, tuple[list[dict[str, Any]], date, Any]]:
-    """``compute_entries`` of every deal of a ledger whose states are plain JSON: with a
+    """``compute_entries`` of every deal of a ledger whose states are plain JSON (without
+    the Letter deals' ``holds``, which only the cache reads): with a
     pool, each worker reads its share of the deal streams itself, as of one moment
     (``ledger.logread.stream_split``: the parent reads nothing but where the log
     ends); else the rows are read undecoded here and decoded deal by deal."""
@@ -264,7 +266,8 @@ def every_deal_entries(ledger: Any, options: Mapping[str, Any]
         found = _in_pool(_range_entries, split_spans(workers * 16), (split, options),
                          workers, options["as_of"])
         return {deal: entry for deal, entry in found if entry is not None}
-    return compute_entries(dict(enumerate(deal_states(ledger))), options, given="states")
+    return compute_entries(dict(enumerate(deal_states(ledger))), options, given="states",
+                           holds=False)
 
 
 def assemble(per_deal: Mapping[str, tuple[list[dict[str, Any]], date]], *, as_of: date,
@@ -290,7 +293,7 @@ def agenda_of(histories: Mapping[str, list[Event]], *, as_of: date, start: date 
     """The agenda of the deals in ``histories`` (pure: no store)."""
     per_deal = compute_entries(histories, dict(
         as_of=as_of, start=start, days=days, business_days=business_days,
-        known_at=known_at, interpretations=interpretations))
+        known_at=known_at, interpretations=interpretations), holds=False)
     return assemble(per_deal, as_of=as_of, start=start, days=days,
                     business_days=business_days, known_at=known_at)
 
@@ -336,7 +339,8 @@ def _agenda(ledger: Any, deals: Iterable[str] | None, cache: str | None,
         # there are many, which read their share themselves: the read is theirs)
         per_deal = every_deal_entries(ledger, options)
     else:
-        per_deal = compute_entries(deal_record_lists(ledger, deals), options, records=True)
+        per_deal = compute_entries(deal_record_lists(ledger, deals), options, records=True,
+                                   holds=False)
     wanted = set(deals or ())
     missing = sorted(wanted - set(per_deal))
     if missing:
