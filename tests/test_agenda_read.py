@@ -177,3 +177,19 @@ def test_the_agenda_command_imports_no_pydantic(portfolio):
     result = json.loads(done.stderr.strip().splitlines()[-1])
     assert result["heavy"] == [] and result["code"] in (0, 1), done.stderr[-2000:]
     assert json.loads(done.stdout)["deals"] == [f"deal-{i:02d}" for i in range(6)]
+
+
+def test_the_agenda_command_in_process_leaves_the_collector_as_it_was(portfolio):
+    # the command pauses the collector through the printing; only a process that exits
+    # after it (the console entry point) freezes what it holds; called in process (as
+    # here) the collector is switched back on and nothing is frozen, whatever the exit
+    import gc
+
+    from tests.cli_support import run
+
+    frozen = gc.get_freeze_count()
+    done = run("agenda", "--db", portfolio, "--as-of", "2005-10-01", "--json")
+    assert done.exit_code in (0, 1) and json.loads(done.stdout)["items"]
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
+    done = run("agenda", "--db", portfolio, "--as-of", "2005-10-01", "--deal", "nope")
+    assert done.exit_code != 0 and gc.isenabled() and gc.get_freeze_count() == frozen
