@@ -54,10 +54,10 @@ def agenda(deals: tuple[str, ...], from_: str | None, days: int | None,
     """What falls due in a window, what is overdue and what is at risk, across every
     deal, sorted by date, one line each with its clause. Exit 0 when nothing is
     overdue, 1 when something is."""
+    from ledger.collector import paused
     from publishing import reading
-    from publishing.agenda import CSV_FIELDS
-    from publishing.agenda import agenda as build
 
+    from . import common
     from .formats import one_format
 
     one_format(as_json, as_csv)   # both at once is a usage error, as for every table
@@ -65,6 +65,19 @@ def agenda(deals: tuple[str, ...], from_: str | None, days: int | None,
     day = reading.as_of_date(as_of, today())
     moment = reading.known_at_time(known_at)
     chosen = reading.interpretation_choices(interpret)
+    # the lines of every deal stay alive until printed: the collector is paused through
+    # the printing too, and in a process that exits after it (ONE_SHOT) they are left out
+    # of later collections, as a report's are (common._one_deal_in_memory)
+    with paused(freeze=common.ONE_SHOT):
+        _agenda(db, deals, cache, day, start, days, business_days, moment, chosen, as_json,
+                as_csv)
+
+
+def _agenda(db: str, deals: tuple[str, ...], cache: str | None, day, start, days,
+            business_days, moment, chosen, as_json: bool, as_csv: bool) -> None:
+    from publishing.agenda import CSV_FIELDS
+    from publishing.agenda import agenda as build
+
     with open_ledger(db) as ledger:
         result = build(ledger, deals=deals or None, cache=cache, as_of=day, start=start,
                        days=days, business_days=business_days, known_at=moment,

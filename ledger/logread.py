@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import heapq
 import json
+import os
 import re
 from dataclasses import dataclass
 from datetime import date
@@ -335,3 +336,145 @@ def deal_names(ledger: "Ledger") -> list[str]:
     with stable_view(ledger) as view:
         return sorted({r["deal"] for r in _matching(view, b'"type":"DealOpened"')
                        if r.get("type") == "DealOpened" and isinstance(r.get("deal"), str)})
+
+
+StreamStates = list[tuple[int, bytes]]
+"""One deal's stored rows, undecoded: ``(position, state)`` in log order."""
+
+
+def deal_states(ledger: "Ledger") -> list[StreamStates]:
+    """Every deal's stored rows, undecoded, from one consistent view of the store (the
+    chain head's rows left out): one list per deal stream, in log order, the streams in
+    the order their first rows come. ``records_of_states`` decodes one list into the
+    deal's records, exactly as ``log_records`` yields them; a reader of many deals
+    shares the lists out and decodes each where it is computed (the agenda's forked
+    workers: the decoding is most of the read, and the parent never does it)."""
+    by_stream: dict[Any, StreamStates] = {}
+    with stable_view(ledger) as view:
+        pos, chain = _position(view), view._id(CHAIN_ID)
+        position = 0
+        while rows := view._rows(f"SELECT {pos} AS position, originator_id, state "
+                                 f"FROM {_table(view)} WHERE {pos} > ? ORDER BY {pos} "
+                                 "LIMIT ?", (position, STATES_PAGE)):
+            for row in rows:
+                position, stream = row[0], row[1]
+                if stream != chain:
+                    found = by_stream.get(stream)
+                    if found is None:
+                        found = by_stream[stream] = []
+                    found.append((position, bytes(row[2])))
+    return list(by_stream.values())
+
+
+STATES_PAGE = 20_000   # rows per read of ``deal_states``: it keeps every row anyway
+
+
+def records_of_states(states: StreamStates) -> list[dict[str, Any]]:
+    """One deal's records from its stored rows (``deal_states``), in seq order: decoded
+    in one call of the C decoder (the states joined as one JSON array), or row by row
+    when that fails, so that an altered row is named (``_record``)."""
+    try:
+        records = [s["record"] for s in json.loads(b"[" + b",".join(s for _, s in states)
+                                                   + b"]")]
+        if not all(type(r) is dict for r in records):
+            raise ValueError
+    except (ValueError, KeyError, TypeError):
+        records = [_record(state, position) for position, state in states]
+    # a stream's rows are written in its order, which is seq order; sorted if not (the
+    # check in C: sorting a sorted list is one pass)
+    seqs = [r.get("seq") for r in records]
+    try:
+        ordered = seqs == sorted(seqs)
+    except TypeError:   # a seq that is not a number: as _seq_key reads it
+        ordered = False
+    if not ordered:
+        records.sort(key=_seq_key)
+    return records
+
+
+@dataclass(frozen=True)
+class StreamSplit:
+    """One moment of a SQLite ledger's deal streams, for readers in other processes (the
+    agenda's forked workers) to read a share of them each, on connections of their own
+    (``states_in_range``): the library's database name, its event table, the chain
+    head's stream (left out), the last position at that moment and how many deal
+    streams there were."""
+
+    database: str
+    table: str
+    chain: str
+    upto: int
+    streams: int
+
+
+def stream_split(ledger: "Ledger") -> StreamSplit | None:
+    """The ``StreamSplit`` of the ledger now; ``None`` unless it is SQLite with plain
+    JSON states (``deal_states`` reads the others).
+
+    Why a later read up to ``upto`` sees this moment: the log is only ever appended to
+    and SQLite has one writer at a time, so the rows at or before the last committed
+    position are the same at any later moment, and a row committed later has a greater
+    position."""
+    if ledger.is_postgres or not ledger.plain_json:
+        return None
+    with stable_view(ledger) as view:
+        chain = view._id(CHAIN_ID)
+        rows = view._rows(f"SELECT MAX(rowid) AS upto, COUNT(DISTINCT originator_id) AS n, "
+                          f"MAX(originator_id = ?) AS chained FROM {_table(view)}", (chain,))
+        database = ledger.app.recorder.datastore.pool.db_name
+        table = _table(view)
+    upto, n, chained = rows[0][0] or 0, rows[0][1] or 0, rows[0][2] or 0
+    return StreamSplit(database, table, chain, upto, n - chained)
+
+
+def split_spans(parts: int) -> list[tuple[str, str | None]]:
+    """``parts`` ranges ``[lo, hi)`` of stream ids (hexadecimal text, as the library
+    keeps a UUID on SQLite) that together hold every id: by their first two digits."""
+    bounds = sorted({format(k * 256 // parts, "02x") for k in range(parts)} | {"00"})
+    return [(lo, hi) for lo, hi in zip(bounds, [*bounds[1:], None])]
+
+
+_READER: tuple[int, str, Any] | None = None   # (process id, database, connection)
+
+
+def _reader(database: str) -> Any:
+    """This process's connection to ``database`` for ``states_in_range``, opened once
+    (a forked worker reads many ranges; a connection is not shared across a fork)."""
+    import sqlite3
+
+    global _READER
+    if _READER is None or _READER[:2] != (os.getpid(), database):
+        _READER = (os.getpid(), database, sqlite3.connect(database, uri=True, timeout=30,
+                                                          check_same_thread=False))
+    return _READER[2]
+
+
+def states_in_range(split: StreamSplit, lo: str, hi: str | None) -> list[StreamStates]:
+    """The deal streams of ``split`` whose ids are in ``[lo, hi)`` (``hi`` ``None``: no
+    end; ``lo`` ``"00"``: no start), each as ``deal_states`` gives it (its rows up to
+    the split's position, undecoded, in its order), read on a connection of this
+    process's own, through the store's index by stream."""
+    import sqlite3
+
+    where = "originator_id >= ?" if lo != "00" else "1"
+    params: list[Any] = [lo] if lo != "00" else []
+    if hi is not None:
+        where += " AND originator_id < ?"
+        params.append(hi)
+    try:
+        rows = _reader(split.database).execute(
+            f"SELECT rowid, originator_id, state FROM {split.table} WHERE {where} "
+            "AND originator_id != ? AND rowid <= ? ORDER BY originator_id, originator_version",
+            (*params, split.chain, split.upto)).fetchall()
+    except sqlite3.Error as err:
+        raise StoreError(f"cannot read the ledger: {' '.join(str(err).split())[:300]}"
+                         ) from None
+    by_stream: dict[Any, StreamStates] = {}
+    for position, stream, state in rows:
+        found = by_stream.get(stream)
+        if found is None:
+            found = by_stream[stream] = []
+        found.append((position, bytes(state)))
+    for states in by_stream.values():   # log order, as deal_states gives them
+        states.sort()
+    return list(by_stream.values())

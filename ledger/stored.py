@@ -135,9 +135,11 @@ def events_of(records: Iterable[dict[str, Any]]) -> list[Event]:
     copied), so the caller must not keep or change them. Equal, field for field, to
     ``Event.from_record`` (tests/test_stored.py)."""
     versions = versions_in_force()
-    timestamp = parse_timestamp
     day = _day
     typed = _typed
+    # the events of one append share their recorded_at: each text parsed once (a datetime
+    # is immutable, so the events may share it)
+    stamps: dict[str, datetime] = {}
     out: list[Event] = []
     append = out.append
     for record in records:
@@ -154,7 +156,11 @@ def events_of(records: Iterable[dict[str, Any]]) -> list[Event]:
         _SET_DATA(event, typed(event_type, record["data"]))
         _SET_SOURCE(event, record.get("source"))
         _SET_KEY(event, record.get("key"))
-        _SET_RECORDED_AT(event, timestamp(record["recorded_at"]))
+        text = record["recorded_at"]
+        at = stamps.get(text)
+        if at is None:
+            at = stamps[text] = parse_timestamp(text)
+        _SET_RECORDED_AT(event, at)
         _SET_RECORDED_BY(event, record["recorded_by"])
         _SET_PREV_HASH(event, record["prev_hash"])
         _SET_HASH(event, record["hash"])

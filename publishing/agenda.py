@@ -24,7 +24,7 @@ from datetime import date, datetime, timedelta
 from typing import Any, Iterable, Mapping
 
 from ledger.collector import paused
-from ledger.events import REGISTRATION_RIGHTS, Event
+from ledger.stored import REGISTRATION_RIGHTS, Event
 
 CATEGORY_ORDER = {"overdue": 0, "due": 1, "at_risk": 2}
 POOL_MIN_DEALS = 200
@@ -86,7 +86,7 @@ def _deal_agenda(events: list[Event], *, as_of: date, start: date | None = None,
     from projections.timeline import retracted_ids
 
     start = start or as_of
-    known = [e for e in events if known_at is None or e.recorded_at <= known_at]
+    known = events if known_at is None else [e for e in events if e.recorded_at <= known_at]
     dead = retracted_ids(known)
     if not any(e.type == "DealOpened" and e.id not in dead for e in known):
         return None
@@ -127,45 +127,57 @@ def letter_lines_hold(events: list[Event], *, as_of: date,
     return (lo and lo.isoformat(), hi and hi.isoformat())
 
 
-def deal_entry(events: list[Event], **options: Any
+def deal_entry(events: list[Event], *, holds: bool = True, **options: Any
                ) -> tuple[list[dict[str, Any]], date, tuple[str | None, str | None] | None] | None:
     """``deal_agenda`` and, for a Letter deal, the as-of days its lines hold for
     (``letter_lines_hold``; ``None`` for a Registration Rights deal, whose lines move
-    with the day: accruals, deadlines, suspension room)."""
+    with the day: accruals, deadlines, suspension room; and ``None`` for every deal
+    without ``holds``: only the cache reads them)."""
     found = _deal_agenda(events, **options)
     if found is None:
         return None
-    holds = None if found[2] == REGISTRATION_RIGHTS else letter_lines_hold(
+    holds = None if not holds or found[2] == REGISTRATION_RIGHTS else letter_lines_hold(
         events, as_of=options["as_of"], known_at=options.get("known_at"))
     return found[0], found[1], holds
 
 
-_WORK: tuple[Mapping[str, list[Event]], Mapping[str, Any]] | None = None
+_WORK: tuple[Any, ...] | None = None   # what the forked workers inherit (_in_pool)
 
 
-def _entries_of(deals: list[str]) -> list[tuple[str, Any]]:
-    histories, options, records = _WORK  # type: ignore[misc]   # inherited by the fork
+def _entries_of(keys: list[Any]) -> list[tuple[str, Any]]:
+    histories, options, given, holds = _WORK  # type: ignore[misc]   # inherited by the fork
     # the fork's own copy of the records: made into events in place (events_of)
-    return _entries(histories, deals, options, records, own=records)
+    return _entries(histories, keys, options, given, own=True, holds=holds)
 
 
-def _entries(histories: Mapping[str, list[Any]], deals: list[str],
-             options: Mapping[str, Any], records: bool = False,
-             own: bool = False) -> list[tuple[str, Any]]:
-    """``deal_entry`` of each of ``deals``; with ``records``, ``histories`` holds stored
-    records, made into events here; with ``own`` too, records nobody reads afterwards
-    (``ledger.stored.events_of`` types their data in place)."""
+def _entries(histories: Mapping[Any, list[Any]], keys: list[Any],
+             options: Mapping[str, Any], given: str = "events",
+             own: bool = False, holds: bool = True) -> list[tuple[str, Any]]:
+    """``(deal, deal_entry)`` of each of ``keys`` of ``histories``, which hold each
+    deal's ``given``: ``events`` (keyed by deal); ``records``, stored records (keyed by
+    deal), made into events here; ``states``, a deal stream's undecoded rows
+    (``ledger.logread.deal_states``, keyed by anything), decoded here. With ``own``,
+    records nobody reads afterwards (``ledger.stored.events_of`` types their data in
+    place)."""
+    from ledger.logread import records_of_states
     from ledger.stored import events_of
 
-    def events(deal: str) -> list[Event]:
-        if not records:
-            return histories[deal]
+    def events(key: Any) -> tuple[str, list[Event]]:
+        if given == "events":
+            return key, histories[key]
+        if given == "states":
+            found = events_of(records_of_states(histories[key]))
+            return found[0].deal, found
         if own:
-            return events_of(histories[deal])
-        return [Event.from_record(r) for r in histories[deal]]
+            return key, events_of(histories[key])
+        return key, [Event.from_record(r) for r in histories[key]]
+
+    def entry(key: Any) -> tuple[str, Any]:
+        deal, found = events(key)
+        return deal, deal_entry(found, holds=holds, **options)
 
     with paused():   # short-lived acyclic objects: as in projections.report
-        return [(deal, deal_entry(events(deal), **options)) for deal in deals]
+        return [entry(key) for key in keys]
 
 
 def _preload(day: date) -> None:
@@ -181,34 +193,81 @@ def _preload(day: date) -> None:
             FED.is_business_day(date(year, 1, d))
 
 
-def compute_entries(histories: Mapping[str, list[Any]], options: Mapping[str, Any],
-                    *, records: bool = False
-                    ) -> dict[str, tuple[list[dict[str, Any]], date, Any]]:
-    """``deal_entry`` of every deal in ``histories`` (deals not opened left out); with
-    ``records``, ``histories`` holds each deal's stored records, read as events where
-    the deal is computed. From ``POOL_MIN_DEALS`` deals on, on a machine with more than
-    one core, the deals are shared out among forked worker processes (each inherits the
-    histories; only deal names go out and lines come back); the result is the same
-    either way."""
-    global _WORK
-    deals = sorted(histories)
+def _pool_size(deals: int) -> int:
+    """How many worker processes for ``deals`` deals: 1 (none) below ``POOL_MIN_DEALS``,
+    on one core, or where processes cannot be forked."""
     workers = min(os.cpu_count() or 1, 8)
-    found: list[tuple[str, Any]]
-    if (len(deals) >= POOL_MIN_DEALS and workers > 1
-            and "fork" in multiprocessing.get_all_start_methods()):
-        _preload(options["as_of"])
-        size = -(-len(deals) // (workers * 4))
-        chunks = [deals[i:i + size] for i in range(0, len(deals), size)]
-        _WORK = (histories, options, records)
-        try:
-            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")
-                                     ) as pool:
-                found = [x for part in pool.map(_entries_of, chunks) for x in part]
-        finally:
-            _WORK = None
+    if deals < POOL_MIN_DEALS or workers < 2 or "fork" not in \
+            multiprocessing.get_all_start_methods():
+        return 1
+    return workers
+
+
+def _in_pool(task: Any, chunks: list[Any], work: tuple[Any, ...], workers: int,
+             day: date) -> list[tuple[str, Any]]:
+    """``task`` of each chunk in forked worker processes, which inherit ``work`` (only
+    the chunks go out and ``(deal, entry)`` pairs come back), in chunk order."""
+    global _WORK
+    _preload(day)
+    _WORK = work
+    try:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")
+                                 ) as pool:
+            return [x for part in pool.map(task, chunks) for x in part]
+    finally:
+        _WORK = None
+
+
+def compute_entries(histories: Mapping[Any, list[Any]], options: Mapping[str, Any],
+                    *, records: bool = False, given: str | None = None, holds: bool = True
+                    ) -> dict[str, tuple[list[dict[str, Any]], date, Any]]:
+    """``deal_entry`` of every deal in ``histories`` (deals not opened left out), which
+    hold each deal's events, or with ``records`` its stored records, read as events
+    where the deal is computed, or with ``given="states"`` its stored rows undecoded
+    (``_entries``). From ``POOL_MIN_DEALS`` deals on, on a machine with more than one
+    core, the deals are shared out among forked worker processes (each inherits the
+    histories; only their keys go out and lines come back); the result is the same
+    either way. ``holds``: the Letter deals' ``letter_lines_hold`` too (the cache's)."""
+    given = given or ("records" if records else "events")
+    keys = sorted(histories)
+    workers = _pool_size(len(keys))
+    if workers > 1:
+        size = -(-len(keys) // (workers * 16))   # small chunks: the workers end together
+        chunks = [keys[i:i + size] for i in range(0, len(keys), size)]
+        found = _in_pool(_entries_of, chunks, (histories, options, given, holds), workers,
+                         options["as_of"])
     else:
-        found = _entries(histories, deals, options, records)
+        found = _entries(histories, keys, options, given, holds=holds)
     return {deal: entry for deal, entry in found if entry is not None}
+
+
+def _range_entries(span: tuple[str, str | None]) -> list[tuple[str, Any]]:
+    """In a worker: ``deal_entry`` of the deal streams whose ids are in ``span``, read
+    from the store here (``ledger.logread.states_in_range``)."""
+    from ledger.logread import states_in_range
+
+    split, options = _WORK  # type: ignore[misc]   # inherited by the fork
+    states = dict(enumerate(states_in_range(split, *span)))
+    return _entries(states, list(states), options, "states", holds=False)
+
+
+def every_deal_entries(ledger: Any, options: Mapping[str, Any]
+                       ) -> dict[str, tuple[list[dict[str, Any]], date, Any]]:
+    """``compute_entries`` of every deal of a ledger whose states are plain JSON (without
+    the Letter deals' ``holds``, which only the cache reads): with a
+    pool, each worker reads its share of the deal streams itself, as of one moment
+    (``ledger.logread.stream_split``: the parent reads nothing but where the log
+    ends); else the rows are read undecoded here and decoded deal by deal."""
+    from ledger.logread import deal_states, split_spans, stream_split
+
+    split = stream_split(ledger)
+    workers = _pool_size(split.streams) if split is not None else 1
+    if workers > 1:
+        found = _in_pool(_range_entries, split_spans(workers * 16), (split, options),
+                         workers, options["as_of"])
+        return {deal: entry for deal, entry in found if entry is not None}
+    return compute_entries(dict(enumerate(deal_states(ledger))), options, given="states",
+                           holds=False)
 
 
 def assemble(per_deal: Mapping[str, tuple[list[dict[str, Any]], date]], *, as_of: date,
@@ -234,7 +293,7 @@ def agenda_of(histories: Mapping[str, list[Event]], *, as_of: date, start: date 
     """The agenda of the deals in ``histories`` (pure: no store)."""
     per_deal = compute_entries(histories, dict(
         as_of=as_of, start=start, days=days, business_days=business_days,
-        known_at=known_at, interpretations=interpretations))
+        known_at=known_at, interpretations=interpretations), holds=False)
     return assemble(per_deal, as_of=as_of, start=start, days=days,
                     business_days=business_days, known_at=known_at)
 
@@ -261,14 +320,27 @@ def agenda(ledger: Any, *, deals: Iterable[str] | None = None, cache: str | None
     """``agenda_of`` over the ledger's deals (or ``deals``); ``UsageError`` naming an
     unknown deal. With ``cache`` (a file path), each deal's lines are kept there and
     reused while fresh (``publishing.agenda_cache``)."""
+    # the rows read and the lines that come back are acyclic and kept to the end: the
+    # collector's passes would only walk them again and again (ledger.collector)
+    with paused():
+        return _agenda(ledger, deals, cache, options)
+
+
+def _agenda(ledger: Any, deals: Iterable[str] | None, cache: str | None,
+            options: dict[str, Any]) -> dict[str, Any]:
     from ledger.errors import UsageError
 
     if cache is not None:
         from .agenda_cache import cached_lines
 
         per_deal = cached_lines(ledger, cache, options)
+    elif deals is None and ledger.plain_json:
+        # every deal, its rows decoded where it is computed (in the forked workers when
+        # there are many, which read their share themselves: the read is theirs)
+        per_deal = every_deal_entries(ledger, options)
     else:
-        per_deal = compute_entries(deal_record_lists(ledger, deals), options, records=True)
+        per_deal = compute_entries(deal_record_lists(ledger, deals), options, records=True,
+                                   holds=False)
     wanted = set(deals or ())
     missing = sorted(wanted - set(per_deal))
     if missing:

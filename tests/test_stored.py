@@ -243,3 +243,19 @@ def test_a_report_in_process_leaves_the_garbage_collector_as_it_was(demo_db):
                "--db", demo_db)
     assert done.exit_code == 0
     assert gc.isenabled() and gc.get_freeze_count() == frozen
+
+
+def test_events_of_parses_each_recorded_at_once_and_gives_each_event_its_own():
+    # issue 17: events_of parses each distinct recorded_at text once; events with the
+    # same text share the datetime, events with another get theirs (an offset, another
+    # second), each as parse_timestamp reads it
+    base = _one_of_each_type()[0]
+    texts = ["2026-11-24T05:48:47.983484Z", "2026-11-24T05:48:47.983484Z",
+             "2026-11-24T06:48:47.983484+01:00", "2026-11-24T05:48:48Z",
+             "2026-11-24T05:48:47.983484Z"]
+    records = [{**copy.deepcopy(base), "recorded_at": t, "seq": k + 1}
+               for k, t in enumerate(texts)]
+    got = stored.events_of(copy.deepcopy(records))
+    assert [e.recorded_at for e in got] == [parse_timestamp(t) for t in texts]
+    assert got == [Event.from_record(r) for r in records]
+    assert got[0].recorded_at is got[1].recorded_at is got[4].recorded_at

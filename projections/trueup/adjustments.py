@@ -57,6 +57,7 @@ from ..worked import Step as Operation, Worked
 from .arithmetic import exact, fraction_text, round_price, round_ratio, show
 from .camden import Tranche
 from .instruments import Instrument
+from .records import built
 
 INTERPRETATIONS = ("trueup_dividends", "camden_tranche_order")
 WHAT_IF = "what-if vesting"   # stands for a vesting that has not happened (deferred.py)
@@ -210,7 +211,8 @@ def full_ratchet(price: Decimal, tranches: Sequence[Tranche], decimals: int
 
 def camden_adjustment(position: Instrument, tranches: Sequence[Tranche],
                       vestings: Sequence[str], day: date, cap: Capitalization | None,
-                      formula: str, decimals: int, price: Decimal | None = None
+                      formula: str, decimals: int, price: Decimal | None = None,
+                      day_prices: dict[tuple[Any, ...], Decimal] | None = None
                       ) -> PriceChange | None:
     """The adjustment one day's vested tranches make to one position (Letter ¶2: "as the
     Camden Warrants become Vested Warrants, each of the Warrantholders shall be entitled
@@ -222,20 +224,34 @@ def camden_adjustment(position: Instrument, tranches: Sequence[Tranche],
     The new price is computed here; its basis (the arithmetic text, inputs and
     computation of ``weighted_average`` or ``full_ratchet``) when first read
     (``LazyBasis``): a replay adjusts every position on every vesting day, and most
-    callers read the prices only."""
+    callers read the prices only.
+
+    ``day_prices``: the new prices already worked out for the same tranches, day,
+    capitalization and formula, by the price adjusted (the positions of a deal share a
+    few prices), read and added to. Keyed by the price's exact digits (``as_tuple``),
+    not its value: an unadjusted price is the very Decimal given, ``4.0`` or ``4.00``."""
     price = position.price if price is None else price
-    if formula == "full_ratchet":
-        after = ratchet_price(price, tranches, decimals)
-    else:
-        if cap is None:
-            return None
-        after = weighted_average_price(price, outstanding(formula, cap), tranches, decimals)
+    key = price.as_tuple()
+    after = None if day_prices is None else day_prices.get(key)
+    if formula != "full_ratchet" and cap is None:
+        return None
+    if after is None:
+        if formula == "full_ratchet":
+            after = ratchet_price(price, tranches, decimals)
+        else:
+            assert cap is not None
+            after = weighted_average_price(price, outstanding(formula, cap), tranches,
+                                           decimals)
+        if day_prices is not None:
+            day_prices[key] = after
     first = vestings[0] if vestings else None
-    return PriceChange(position.instrument, first,
-                       "CamdenWarrantsVested" if first else "if_all_vest", day, price, after,
-                       LazyBasis(lambda: camden_basis(position, tranches, vestings, cap,
-                                                      formula, decimals, price, after)),
-                       tuple(vestings))
+    return built(PriceChange, {   # records.py: not the frozen constructor, 36 a Letter deal
+        "instrument": position.instrument, "event": first,
+        "cause": "CamdenWarrantsVested" if first else "if_all_vest", "date": day,
+        "before": price, "after": after,
+        "basis": LazyBasis(lambda: camden_basis(position, tranches, vestings, cap, formula,
+                                                decimals, price, after)),
+        "vestings": tuple(vestings)})
 
 
 def outstanding(formula: str, cap: Capitalization) -> int:

@@ -12,7 +12,7 @@ price and its share of the issuance's consideration.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date
 from functools import cached_property
 from decimal import Decimal
@@ -21,6 +21,7 @@ from fractions import Fraction
 from ledger.stored import Event
 
 from .arithmetic import exact
+from .records import copied
 
 
 @dataclass(frozen=True)
@@ -51,9 +52,13 @@ class Tranche:
     @cached_property
     def paid(self) -> tuple[int, int]:
         """``C × Camden exercise price + consideration × C / warrants issued`` (SPEC
-        §5.2) as ``(numerator, denominator)``: this tranche's part of ``B × P``."""
-        value = self.warrants * exact(self.issuance.exercise_price) + self.consideration
-        return value.numerator, value.denominator
+        §5.2) as ``(numerator, denominator)``: this tranche's part of ``B × P``, not
+        necessarily in lowest terms (``weighted_average_price`` rounds the ratio, which
+        does not depend on it). In integers: ``C × e_n / e_d + k_n × C / (k_d × W)``."""
+        en, ed = self.issuance.exercise_price.as_integer_ratio()
+        kn, kd = self.issuance.consideration.as_integer_ratio()
+        issued, c = self.issuance.warrants, self.warrants
+        return c * en * kd * issued + kn * c * ed, ed * kd * issued
 
 
 Book = tuple[Issuance, ...]
@@ -78,7 +83,7 @@ def _take(book: Book, holder: str, warrants: int, latest_first: bool
         if iss.holder != holder or iss.unvested == 0:
             continue
         n = min(left, iss.unvested)
-        out[i] = replace(iss, unvested=iss.unvested - n)
+        out[i] = copied(iss, unvested=iss.unvested - n)
         parts.append(Tranche(iss, n))
         left -= n
     return tuple(out), tuple(parts), left

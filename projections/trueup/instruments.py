@@ -18,7 +18,7 @@ share to compounded rounding. Exercises take a ``fraction`` of what remains (SPE
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 from fractions import Fraction
@@ -26,7 +26,8 @@ from fractions import Fraction
 from ledger.stored import Event
 
 from ..worked import Step as Operation
-from .arithmetic import exact, show, whole_shares
+from .arithmetic import exact, show
+from .records import copied
 
 CLAUSES = {
     "warrant": "Warrant Agreement Art. IV",
@@ -82,7 +83,12 @@ def shares_for(position: Instrument, portion: Fraction, price: Decimal | None = 
     (the price in force if omitted): ``portion × aggregate / price``, rounded down
     (Warrant Agreement Art. IV; Certificate of Designations §12; SPEC §5.2)."""
     price = position.price if price is None else price
-    return whole_shares(portion * position.aggregate / exact(price))
+    # in integers: floor(portion x units x unit value / price), each an exact ratio
+    # (Fraction arithmetic was a tenth of a Letter deal's agenda line; flooring a
+    # ratio does not depend on its being in lowest terms)
+    un, ud = position.unit_value.as_integer_ratio()
+    pn, pd = price.as_integer_ratio()
+    return (portion.numerator * position.units * un * pd) // (portion.denominator * ud * pn)
 
 
 def shares_step(position: Instrument, portion: Fraction | None = None,
@@ -112,13 +118,11 @@ def exercised(position: Instrument, fraction: Decimal) -> tuple[Instrument, Frac
     """Exercise or convert ``fraction`` of what remains (SPEC §3.3): the position left and
     the portion of the registered position exercised."""
     portion = position.remaining * exact(fraction)
-    return replace(position, remaining=position.remaining - portion), portion
+    return copied(position, remaining=position.remaining - portion), portion
 
 
 def repriced(position: Instrument, price: Decimal) -> Instrument:
     """The position at a new exercise or conversion price; the aggregate is unchanged."""
-    # not dataclasses.replace: a replay reprices every position on every vesting day,
-    # and replace's field introspection cost more than the adjustment's arithmetic
-    return Instrument(position.instrument, position.holder, position.kind, position.event,
-                      position.registered_on, position.units, position.unit_value, price,
-                      position.remaining)
+    # not dataclasses.replace, nor the constructor: a replay reprices every position on
+    # every vesting day (records.py)
+    return copied(position, price=price)

@@ -272,10 +272,12 @@ class _Replay:
         """Every registered position, held or exercised: an exercised part still needs the
         price it would have had, for the true-up (Letter ¶3)."""
         out = []
+        day_prices: dict = {}   # the day's new price of each price: positions share a few
         for position in list(self.positions.values()):
             change = adjustments.camden_adjustment(position, tranches, vestings, day, self.cap,
                                                    self.terms.formula,
-                                                   self.terms.price_decimals)
+                                                   self.terms.price_decimals,
+                                                   day_prices=day_prices)
             if change is None:
                 self.problem(e, "no capitalization recorded on or before the vesting date: "
                                 "the weighted average cannot be computed; no adjustment")

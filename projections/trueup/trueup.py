@@ -54,7 +54,8 @@ from ledger.daycount import year_fraction
 from ledger.dealterms import PreferredDividends
 
 from .arithmetic import exact, fraction_text, show, whole_shares
-from .instruments import Instrument, shares_text
+from .instruments import Instrument, shares_for, shares_text
+from .records import built
 
 CLAUSE = "Letter ¶3"
 INTERPRETATIONS = ("trueup_dividends", "trueup_adjustments", "same_day_vesting_and_exercise")
@@ -189,16 +190,20 @@ def at_vesting(account: Account, position: Instrument, vestings: tuple[str, ...]
     ex = account.exercise
     price = position.price if price is None else price
     accrued = accrued_dividends(ex, position, day, interpretations, dividends)
-    x = whole_shares((ex.portion * position.aggregate + accrued) / exact(price))
+    x = (whole_shares((ex.portion * position.aggregate + accrued) / exact(price)) if accrued
+         else shares_for(position, ex.portion, price))   # the same, in integers
     issued = account.issued
     y = ex.shares_issued + issued
     owed = max(0, x - y)
     earned = max(account.earned, x - ex.shares_issued, 0)
     basis = LazyBasis(lambda: step_basis(account, position, vestings, cutoff, interpretations,
                                          price, adjustment, dividends, accrued, x, y, owed))
-    step = Step(vestings[0], day, price, x, y, owed, earned, basis, tuple(vestings),
-                adjustment)
-    return Account(ex, account.steps + (step,), account.issues, account.camden_price)
+    # records.py: not the frozen constructors (a step per eligible exercise and vesting day)
+    step = built(Step, {"vesting": vestings[0], "date": day, "price": price, "x": x, "y": y,
+                        "owed": owed, "earned": earned, "basis": basis,
+                        "vestings": tuple(vestings), "adjustment": adjustment})
+    return built(Account, {"exercise": ex, "steps": account.steps + (step,),
+                           "issues": account.issues, "camden_price": account.camden_price})
 
 
 def step_basis(account: Account, position: Instrument, vestings: tuple[str, ...],
