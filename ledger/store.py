@@ -64,7 +64,7 @@ from .errors import LedgerBusy, LedgerError, StoreError
 from .locks import AdvisoryLock, FileLock
 from .stored import Event, events_of, events_of_rows, format_timestamp, parse_timestamp
 from .seqorder import SeqOrder
-from .upcasting import VERSION_FIELD, current_version, upcast
+from .upcasting import VERSION_FIELD, upcast
 
 if TYPE_CHECKING:  # the write side's type; readers do not import the validators
     from .events import NewEvent
