@@ -12,13 +12,13 @@ from __future__ import annotations
 import gc
 import json
 import os
-import pickle
 from datetime import date
 from decimal import Decimal
 from typing import Any, Callable
 
 from .errors import InvalidEvent
 from .events import NewEvent, parse_event
+from .forked import Child
 from .values import BigInteger, ExponentDecimal
 
 MAX_LINE = 1 << 20
@@ -190,44 +190,26 @@ def _read_in_two(lines: list[bytes], on_progress: Callable[[int], None] | None
         claims = _Claims(chunks)
     except OSError:   # no shared memory or semaphores here: one process
         return _read_lines(lines, 1, on_progress)
-    read_end, write_end = os.pipe()
     # While the child lives, the two share this process's memory copy-on-write: a
     # collection of the cyclic garbage collector in either would walk (write to) every
     # object and copy every page. Objects older than the fork are kept out of this
     # process's collections until the child is gone; the child never collects.
     gc.freeze()
-    pid = os.fork()
-    if pid == 0:   # the child: never returns, never runs the parent's exit handlers
-        status = 1
-        try:
-            gc.disable()
-            os.close(read_end)
-            payload = pickle.dumps(_packed(lines, claims), protocol=pickle.HIGHEST_PROTOCOL)
-            with os.fdopen(write_end, "wb") as out:
-                out.write(payload)
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(write_end)
+    child = Child(lambda: _packed(lines, claims), collect=False)
     events: list[NewEvent] = []
     try:
         while (i := claims.front()) is not None:
             events += _read_lines(lines[i * CHUNK:(i + 1) * CHUNK], i * CHUNK + 1,
                                   on_progress)
-        with os.fdopen(read_end, "rb") as incoming:
-            read_end = -1
-            payload = incoming.read()
+        found = child.result()
     except BaseException:
-        if read_end >= 0:
-            os.close(read_end)
-        _stop(pid)
+        child.stop()
         gc.unfreeze()
         raise
-    _, status = os.waitpid(pid, 0)
     gc.unfreeze()
     try:
-        done, bad = pickle.loads(payload) if status == 0 and payload else (None, None)
-    except Exception:
+        done, bad = found if found is not None else (None, None)
+    except Exception:   # the child sent something else
         done, bad = None, None
     first = len(events)   # the first line (from 0) this process did not check
     if bad is not None:   # the child's first bad line; every line before it is good
@@ -261,13 +243,3 @@ def _packed(lines: list[bytes], claims: _Claims
                          e.line))
         done[j] = rows
     return done, None
-
-
-def _stop(pid: int) -> None:
-    import signal
-
-    try:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-    except OSError:
-        pass

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import pickle
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Iterable, Sequence
@@ -39,6 +38,7 @@ from typing import Any, Callable, Iterable, Sequence
 from eventsourcing.persistence import StoredEvent
 
 from . import guards
+from .forked import Child
 from .chainhead import GENESIS
 from .errors import LedgerError
 from .upcasting import VERSION_FIELD, current_version
@@ -193,7 +193,7 @@ def _check_in_two(job: Job, due: Callable[[str, int], bool]) -> Checked | None:
     """Step 1 on two processes (module docstring); ``None`` to check the batch again in
     one process, line by line: a line broke a rule (in either process), or a deal could
     not be read before the fork."""
-    from .jsonl import _Claims, _stop
+    from .jsonl import _Claims
 
     by_deal = _by_deal(job.new_events)
     if len(by_deal) < 2:
@@ -212,20 +212,7 @@ def _check_in_two(job: Job, due: Callable[[str, int], bool]) -> Checked | None:
     pieces: list[Any] = [None] * n
     records: list[Any] = [None] * n
     guard_of: dict[str, Any] = {}
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:   # the child: never returns, never runs the parent's exit handlers
-        status = 1
-        try:
-            os.close(read_end)
-            payload = pickle.dumps(_child(job, by_deal, order, claims, due),
-                                   protocol=pickle.HIGHEST_PROTOCOL)
-            with os.fdopen(write_end, "wb") as out:
-                out.write(payload)
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(write_end)
+    child = Child(lambda: _child(job, by_deal, order, claims, due))
     mine: list[str] = []
     made: dict[str, str] = {}
     try:
@@ -241,21 +228,15 @@ def _check_in_two(job: Job, due: Callable[[str, int], bool]) -> Checked | None:
         for deal in rest:
             for k in by_deal[deal]:
                 records[k] = job.record(k)
-        with os.fdopen(read_end, "rb") as incoming:
-            read_end = -1
-            payload = incoming.read()
+        found = child.result()
     except BaseException as err:
-        if read_end >= 0:
-            os.close(read_end)
-        _stop(pid)
+        child.stop()
         if isinstance(err, _Refused):
             return None
         raise
-    _, status = os.waitpid(pid, 0)
     try:
-        theirs, text, guard_texts = (pickle.loads(payload) if status == 0 and payload
-                                     else (None, None, None))
-    except Exception:
+        theirs, text, guard_texts = found if found is not None else (None, None, None)
+    except Exception:   # the child sent something else
         theirs = None
     if theirs == "refused":
         return None
