@@ -228,6 +228,59 @@ def events_of_rows(shapes: list[tuple[str, ...]], rows: Iterable[list[Any]]) -> 
     return out
 
 
+# A record as a fixed-width row (``events_of_fields``).
+FIELD_ORDER = ("id", "seq", "type", "deal", "date", "data", "recorded_at", "recorded_by",
+               "prev_hash", "hash", "source", "key", "v")
+
+
+def events_of_fields(rows: Iterable[list[Any]]) -> list[Event]:
+    """``events_of`` of records given as rows of their ``FIELD_ORDER`` values (``None``
+    for a ``source``, ``key`` or ``v`` the record lacks; ``publishing.dealstate`` keeps
+    a deal's events so), without building each record's dict; a day or timestamp text
+    parsed once per distinct text (a deal's events share few). A record of an older
+    schema version is built and upcast as ``events_of`` does. The rows' ``data`` dicts
+    become the events', as there."""
+    versions = versions_in_force()
+    typed = _typed
+    days: dict[str, date] = {}
+    stamps: dict[str, datetime] = {}
+    out: list[Event] = []
+    append = out.append
+    new = _NEW
+    for row in rows:
+        id_, seq, type_, deal, day, data, at, by, prev, hash_, source, key, v = row
+        if (1 if v is None else v) != versions.get(type_, 1):
+            record = {"id": id_, "seq": seq, "type": type_, "deal": deal, "date": day,
+                      "data": data, "recorded_at": at, "recorded_by": by,
+                      "prev_hash": prev, "hash": hash_}
+            for name, value in (("source", source), ("key", key), ("v", v)):
+                if value is not None:
+                    record[name] = value
+            append(events_of([record])[0])   # upcast first
+            continue
+        when = days.get(day)
+        if when is None:
+            when = days[day] = _day(day)
+        stamp = stamps.get(at)
+        if stamp is None:
+            stamp = stamps[at] = parse_timestamp(at)
+        event = new(Event)
+        _SET_ID(event, id_)
+        _SET_SEQ(event, seq)
+        _SET_TYPE(event, type_)
+        _SET_DEAL(event, deal)
+        _SET_DATE(event, when)
+        _SET_DATA(event, typed(type_, data))
+        _SET_SOURCE(event, source)
+        _SET_KEY(event, key)
+        _SET_RECORDED_AT(event, stamp)
+        _SET_RECORDED_BY(event, by)
+        _SET_PREV_HASH(event, prev)
+        _SET_HASH(event, hash_)
+        append(event)
+    return out
+
+
 def _previous(before: str | None) -> str:
     if before is None:  # the first row has no row before it
         raise ValueError("a link to the previous row in the first row")

@@ -23,21 +23,16 @@ from __future__ import annotations
 import json
 import marshal
 from dataclasses import dataclass, field
-from datetime import date, datetime
 from typing import Any, Sequence
 
-from ledger.dates import parse_timestamp
-from ledger.stored import Event, _typed, events_of
-from ledger.upcasting import versions_in_force
+from ledger.stored import FIELD_ORDER, Event, events_of_fields
 
 FORMAT = 1
 PART = 1024     # events in a part written whole (a rebuild, a deal read again)
 SMALL = 64      # a last part with fewer events takes the next ones in (it is rewritten)
 
-# A state row: these fields, in this order (``source``, ``key`` and ``v`` ``None`` when
-# the record has none), ``data`` as stored (JSON values, not yet typed).
-FIELDS = ("id", "seq", "type", "deal", "date", "data", "recorded_at", "recorded_by",
-          "prev_hash", "hash", "source", "key", "v")
+# A state row: a record's ``ledger.stored.FIELD_ORDER`` fields, ``data`` as stored.
+FIELDS = FIELD_ORDER
 
 # The columns of ``events`` a state row is made from, in this order (``data`` last).
 COLUMNS = ("seq", "id", "type", "date", "source", "key", "v", "recorded_at",
@@ -133,51 +128,6 @@ def advance(state: State, new: list[list[Any]]) -> tuple[list[Part], list[list[A
 
 
 def events(rows: list[list[Any]]) -> list[Event]:
-    """The rows as the engine's events: what ``ledger.stored.events_of`` makes of the
-    records they are (tests/test_views.py), built directly from the fixed-width rows, a
-    day or timestamp text parsed once per distinct text (a deal's events share few).
-    Their ``data`` dicts become the events' (typed in place)."""
-    versions = versions_in_force()
-    typed = _typed
-    days: dict[str, date] = {}
-    stamps: dict[str, datetime] = {}
-    out: list[Event] = []
-    append = out.append
-    new = object.__new__
-    for row in rows:
-        id_, seq, type_, deal, day, data, at, by, prev, hash_, source, key, v = row
-        if (1 if v is None else v) != versions.get(type_, 1):
-            record = {"id": id_, "seq": seq, "type": type_, "deal": deal, "date": day,
-                      "data": data, "recorded_at": at, "recorded_by": by,
-                      "prev_hash": prev, "hash": hash_, "v": v}
-            for name, value in (("source", source), ("key", key)):
-                if value is not None:
-                    record[name] = value
-            append(events_of([record])[0])   # upcast first
-            continue
-        when = days.get(day)
-        if when is None:
-            when = days[day] = date.fromisoformat(day)
-        stamp = stamps.get(at)
-        if stamp is None:
-            stamp = stamps[at] = parse_timestamp(at)
-        event = new(Event)
-        _SET_ID(event, id_)
-        _SET_SEQ(event, seq)
-        _SET_TYPE(event, type_)
-        _SET_DEAL(event, deal)
-        _SET_DATE(event, when)
-        _SET_DATA(event, typed(type_, data))
-        _SET_SOURCE(event, source)
-        _SET_KEY(event, key)
-        _SET_RECORDED_AT(event, stamp)
-        _SET_RECORDED_BY(event, by)
-        _SET_PREV_HASH(event, prev)
-        _SET_HASH(event, hash_)
-        append(event)
-    return out
-
-
-(_SET_ID, _SET_SEQ, _SET_TYPE, _SET_DEAL, _SET_DATE, _SET_DATA, _SET_SOURCE, _SET_KEY,
- _SET_RECORDED_AT, _SET_RECORDED_BY, _SET_PREV_HASH, _SET_HASH) = (
-    getattr(Event, name).__set__ for name in Event.__slots__)
+    """The rows as the engine's events (``ledger.stored.events_of_fields``); their
+    ``data`` dicts become the events' (typed in place)."""
+    return events_of_fields(rows)

@@ -132,3 +132,19 @@ def test_the_views_tables_from_the_sections_they_read_equal_those_of_the_whole_r
         assert all(part[k] == whole[k] for k in part)
         assert sql_rows(part, deal) == sql_rows(whole, deal)
         assert deal_row(part, events, 0, day) == deal_row(whole, events, 0, day)
+
+
+def test_a_record_without_a_version_reads_as_version_one(monkeypatch):
+    """A record written before versions were recorded has no ``v`` (a ``None`` in its
+    row): it is version 1, upcast to a newer version as ``events_of`` upcasts it."""
+    monkeypatch.setattr(upcasting, "_current", dict(upcasting._current))
+    monkeypatch.setattr(upcasting, "_steps", dict(upcasting._steps))
+    upcasting.register("HoldersAdvised", 1,
+                       lambda r: {**r, "data": {**r["data"], "note": "read as version 2"}})
+    record = {"id": "e1", "seq": 1, "type": "HoldersAdvised", "deal": "d",
+              "date": "2005-01-03", "data": {}, "recorded_at": "2005-01-03T00:00:00Z",
+              "recorded_by": "me", "prev_hash": "p", "hash": "h"}
+    row = [record[name] if name in record else None for name in dealstate.FIELDS]
+    made = dealstate.events([row])
+    assert made == events_of([dict(record, data={})])
+    assert made[0].data["note"] == "read as version 2"
