@@ -48,3 +48,35 @@ def refused_unchanged(path: str, code: int, *args: str, input: str | bytes | Non
     message = refused(result, code)
     assert store_bytes(path) == before, "the refused command changed the ledger's bytes"
     return message
+
+
+_COLD = """
+import gc, json, sys
+from cli.main import main
+sys.argv = ["deal-ledger", *json.loads(sys.argv[1])]
+code = 0
+try:
+    main()
+except SystemExit as done:
+    code = done.code
+heavy = sorted({m.split(".")[0] for m in sys.modules} & {"pydantic", "pydantic_core",
+               "rich", "holidays", "icalendar", "sqlite_utils"})
+commands = sorted(m for m in sys.modules if m.startswith("cli."))
+sys.stderr.write(json.dumps({"code": code, "heavy": heavy, "cli": commands,
+                             "frozen": gc.get_freeze_count() > 0, "gc": gc.isenabled()}))
+"""
+
+
+def cold(*args: str):
+    """One command in a fresh interpreter, as the console entry point runs it: (what it
+    left behind: its exit code, the heavy libraries and ``cli`` modules it imported, and
+    the collector's state; the finished process)."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    done = subprocess.run([sys.executable, "-c", _COLD, json.dumps(list(args))],
+                          capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[1])
+    return json.loads(done.stderr.strip().splitlines()[-1]), done

@@ -151,30 +151,12 @@ def test_an_altered_row_read_by_a_worker_is_named_on_one_line(tmp_path, monkeypa
             agenda(ledger, as_of=date(2005, 10, 1), days=90)
 
 
-_IMPORTS = """
-import json, sys
-from cli.main import main
-sys.argv = ["deal-ledger", "agenda", "--db", sys.argv[1], "--as-of", "2005-10-01", "--json"]
-try:
-    main()
-except SystemExit as done:
-    code = done.code
-heavy = sorted({m.split(".")[0] for m in sys.modules} & {"pydantic", "pydantic_core",
-               "rich", "holidays", "icalendar", "sqlite_utils"})
-sys.stderr.write(json.dumps({"code": code, "heavy": heavy}))
-"""
-
-
 def test_the_agenda_command_imports_no_pydantic(portfolio):
     # issue 17: the agenda reads what was validated when it was appended (ledger.stored),
     # so a cold `deal-ledger agenda` does not import the validators (~0.08 s)
-    import subprocess
-    import sys
-    from pathlib import Path
+    from tests.cli_support import cold
 
-    done = subprocess.run([sys.executable, "-c", _IMPORTS, portfolio], capture_output=True,
-                          text=True, cwd=Path(__file__).resolve().parents[1], timeout=120)
-    result = json.loads(done.stderr.strip().splitlines()[-1])
+    result, done = cold("agenda", "--db", portfolio, "--as-of", "2005-10-01", "--json")
     assert result["heavy"] == [] and result["code"] in (0, 1), done.stderr[-2000:]
     assert json.loads(done.stdout)["deals"] == [f"deal-{i:02d}" for i in range(6)]
 

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
-import sys
 from datetime import date
 from types import MappingProxyType
 
@@ -124,15 +122,7 @@ def test_from_record_does_not_change_or_share_the_record():
     assert str(event.data["amount"]) != "1.00"
 
 
-@pytest.fixture
-def shelf_filed_v2(monkeypatch):
-    from tests.test_upgrade import ShelfFiledV2, shelf_filed_v1_to_v2
-
-    monkeypatch.setattr(upcasting, "_current", dict(upcasting._current))
-    monkeypatch.setattr(upcasting, "_steps", dict(upcasting._steps))
-    for table in (events.CATALOG, events.REGISTRATION_TYPES, events._CONVERTERS):
-        monkeypatch.setitem(table, "ShelfFiled", table["ShelfFiled"])
-    events.register_version(ShelfFiledV2, shelf_filed_v1_to_v2)
+from tests.test_upgrade import shelf_filed_v2  # noqa: E402,F401 (the fixture)
 
 
 def test_events_of_upcasts_an_old_record_without_changing_it(shelf_filed_v2):
@@ -197,33 +187,15 @@ def test_a_stored_row_that_does_not_read_is_named_not_a_crash(tmp_path):
             ledger.deal_events("d")
 
 
-_NO_PYDANTIC = """
-import json, sys
-from cli.main import main
-sys.argv = ["deal-ledger", "--db", sys.argv[1], "report", sys.argv[2], "--as-of",
-            "2007-12-31", "--json"]
-try:
-    main()
-except SystemExit as done:
-    code = done.code
-heavy = sorted({m.split(".")[0] for m in sys.modules} & {"pydantic", "pydantic_core",
-               "rich", "holidays", "icalendar", "sqlite_utils"})
-import gc
-commands = sorted(m for m in sys.modules if m.startswith("cli."))
-sys.stderr.write(json.dumps({"code": code, "heavy": heavy, "cli": commands,
-                             "frozen": gc.get_freeze_count() > 0, "gc": gc.isenabled()}))
-"""
-
-
 @pytest.mark.parametrize("deal", ["infocrossing-rra-2004", "infocrossing-letter-2002"])
 def test_report_imports_no_pydantic(demo_db, deal):
     """``report`` reads what was validated when it was appended: neither the event
     catalog's models nor the terms' are imported (pydantic is a tenth of a second of a
     cold process), nor the libraries of other commands (rich for tables, holidays), nor
     the other commands' modules."""
-    done = subprocess.run([sys.executable, "-c", _NO_PYDANTIC, demo_db, deal],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
-    result = json.loads(done.stderr.strip().splitlines()[-1])
+    from tests.cli_support import cold
+
+    result, done = cold("--db", demo_db, "report", deal, "--as-of", "2007-12-31", "--json")
     assert result == {"code": 0, "heavy": [], "cli": [
         "cli.common", "cli.examples", "cli.formats", "cli.main", "cli.reports", "cli.views"],
         "frozen": True, "gc": True}, done.stderr[-2000:]
