@@ -902,10 +902,10 @@ class Ledger:
             > job.before[deal] // SNAPSHOT_INTERVAL, parallel=self._direct,
             pool=getattr(self.app.recorder.datastore.pool, "name", None)
             if self.is_postgres else None)
-        stored_of = None
-        if not self._direct:
-            def stored_of(deal: str, version: int, record: dict[str, Any]) -> Any:
-                return self._library_stored(deal_id(deal), version, now, record)
+        # off the direct path, the library's mapper makes each stored event
+        stored_of = None if self._direct else (
+            lambda deal, version, record: self._library_stored(deal_id(deal), version, now,
+                                                               record))
         records, stored, at, versions = staging.link(
             job, checked, stored_of, head.hash, *_stored_prefixes(now),
             (STARTED_TOPIC, RECORDED_TOPIC))
