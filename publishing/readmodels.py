@@ -49,7 +49,8 @@ from ledger.locks import FileLock
 
 from . import viewworkers
 from .viewtables import (DEAL_TABLES, DEALS, DIRTY, EVENTS, FORMAT, LATE_INDEXES, META,
-                         TABLES, TRACKING, cents, deal_row, metadata, schedule_rows)
+                         TABLES, TRACKING, WRITTEN, cents, deal_row, metadata,
+                         schedule_rows)
 from .viewworkers import Page, counts_as_of, worker_pool
 
 
@@ -438,23 +439,32 @@ def _recompute(models: ReadModels, as_of: date, last_seq: int, per_commit: int,
     for computed in viewworkers.computed_batches(models.path, batches, as_of, last_seq, workers,
                                                  meanwhile):
         with models.transaction() as c:
-            for deal, tables, summary, retracted, error, (replace, parts) in computed:
-                for table in (*DEAL_TABLES, DEALS, DIRTY):
+            for deal, tables, summary, retracted, error, (replace, parts), digests in computed:
+                # only the tables whose rows changed (``publishing.written``)
+                for table in DEAL_TABLES:
+                    if table.name in tables:
+                        c.execute(f'DELETE FROM "{table.name}" WHERE deal = ?', (deal,))
+                        if tables[table.name]:
+                            c.executemany(table.insert(), tables[table.name])
+                for table in (DEALS, DIRTY):
                     c.execute(f'DELETE FROM "{table.name}" WHERE deal = ?', (deal,))
                 if replace:
                     c.execute("DELETE FROM _deal_state WHERE deal = ?", (deal,))
                 c.executemany("INSERT OR REPLACE INTO _deal_state VALUES (?, ?, ?, ?, ?, ?)",
                               parts)
+                if digests is None:
+                    c.execute(f"DELETE FROM {WRITTEN.name} WHERE deal = ?", (deal,))
+                else:
+                    c.execute(f"INSERT OR REPLACE INTO {WRITTEN.name} VALUES (?, ?)",
+                              (deal, digests))
                 if summary is None:  # no events of the deal up to last_seq
                     continue
                 c.execute(DEALS.insert(), summary)
-                for table in DEAL_TABLES:
-                    if tables[table.name]:
-                        c.executemany(table.insert(), tables[table.name])
-                c.execute("UPDATE events SET retracted = 0 WHERE deal = ? AND retracted = 1",
-                          (deal,))
-                c.executemany("UPDATE events SET retracted = 1 WHERE seq = ?",
-                              [(s,) for s in retracted])
+                if retracted is not None:
+                    c.execute("UPDATE events SET retracted = 0 WHERE deal = ? "
+                              "AND retracted = 1", (deal,))
+                    c.executemany("UPDATE events SET retracted = 1 WHERE seq = ?",
+                                  [(s,) for s in retracted])
                 if error:
                     errors[deal] = error
                 done += 1

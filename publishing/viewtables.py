@@ -33,7 +33,7 @@ from ledger.stored import Event
 
 # The file's schema version. A file written with another one is rebuilt (``views``
 # migrates it: drops its tables and replays the log), never half-read.
-FORMAT = "deal-ledger views 4"     # 4: _deal_state
+FORMAT = "deal-ledger views 5"     # 4: _deal_state; 5: _deal_written
 OLD_FORMATS = ("deal-ledger views 1",)      # version 1: tables meta, dirty, tracking
 
 
@@ -355,8 +355,16 @@ STATE = Table(
      C("rows", "BLOB", "The part's events (publishing.dealstate).")),
     ("deal", "part"), hidden=True)
 
+WRITTEN = Table(
+    "_deal_written", "Internal: a digest of each deal's rows in every per-deal table and "
+                     "of its retracted events, as last written (publishing.written), so "
+                     "that a deal recomputed to the same rows is not rewritten.",
+    (C("deal", "TEXT", "The deal."),
+     C("digests", "BLOB", "The digests (publishing.written).")),
+    ("deal",), hidden=True)
+
 # Every table of ours, parents first (the library's ``_tracking`` is made by the recorder).
-TABLES: tuple[Table, ...] = (META, DIRTY, DEALS, EVENTS, *DEAL_TABLES, STATE)
+TABLES: tuple[Table, ...] = (META, DIRTY, DEALS, EVENTS, *DEAL_TABLES, STATE, WRITTEN)
 TRACKING = "_tracking"
 
 # Indexes built after the bulk of a (re)build rather than row by row during it. The

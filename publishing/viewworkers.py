@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 from ledger.collector import paused
 from ledger.errors import LedgerError
 
-from . import dealstate
+from . import dealstate, written
 from .viewtables import (DEAL_TABLES, DEALS, REPORT_SECTIONS, deal_row, sql_rows,
                          sql_value)
 
@@ -68,11 +68,13 @@ def decode_page(found: Sequence[tuple[int, Mapping[str, Any]]], as_of: str) -> P
 _DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
-# One computed deal, ready to write: (deal, {table: [SQL row tuples]}, deals row tuple or
-# None when the deal has no events up to last_seq, retracted seqs, error or None, the
-# writes of its state: (replace its parts first, ``_deal_state`` rows)).
-Computed = tuple[str, dict[str, list[tuple]], "tuple | None", list[int], "str | None",
-                 tuple[bool, list[tuple]]]
+# One computed deal, ready to write: (deal, {table: [SQL row tuples]} of the tables whose
+# rows changed, deals row tuple or None when the deal has no events up to last_seq, its
+# retracted seqs or None when they did not change, error or None, the writes of its
+# state: (replace its parts first, ``_deal_state`` rows), its ``_deal_written`` digests
+# or None to delete them).
+Computed = tuple[str, dict[str, list[tuple]], "tuple | None", "list[int] | None",
+                 "str | None", tuple[bool, list[tuple]], "bytes | None"]
 
 
 def computed_batches(path: str, batches: list[list[str]], as_of: date, last_seq: int,
@@ -189,6 +191,7 @@ _SELECT_STATE = ("SELECT part, first_seq, last_seq, events, rows FROM _deal_stat
 _COUNT_UPTO = "SELECT count(*) FROM events WHERE deal = ? AND seq <= ?"
 _SELECT_AFTER = (f"SELECT {', '.join(dealstate.COLUMNS)} FROM events "
                  "WHERE deal = ? AND seq > ? AND seq <= ? ORDER BY seq")
+_SELECT_WRITTEN = "SELECT digests FROM _deal_written WHERE deal = ?"
 
 # What a computed deal's state asks of the writer: (replace the deal's parts first, parts
 # as ``_deal_state`` rows).
@@ -196,13 +199,15 @@ StateWrites = tuple[bool, list[tuple]]
 
 
 def deal_rows(conn: sqlite3.Connection, deal: str, last_seq: int
-              ) -> tuple[list[list[Any]], StateWrites]:
+              ) -> tuple[list[list[Any]], StateWrites, written.Digests]:
     """One deal's events up to ``last_seq`` as state rows (``publishing.dealstate``, not
     yet typed): its state in the view file, advanced by the ``events`` rows after it;
-    or, with no usable state, all its ``events`` rows. And what to write of the state.
-    The state and the rows after it are read in one read transaction."""
+    or, with no usable state, all its ``events`` rows. And what to write of the state,
+    and the digests of the deal's rows as the file holds them (``publishing.written``).
+    All are read in one read transaction."""
     conn.execute("BEGIN")
     try:
+        found_written = conn.execute(_SELECT_WRITTEN, (deal,)).fetchone()
         state = dealstate.load(conn.execute(_SELECT_STATE, (deal,)).fetchall())
         if state is not None and state.parts and (
                 state.last_seq > last_seq or conn.execute(
@@ -214,18 +219,20 @@ def deal_rows(conn: sqlite3.Connection, deal: str, last_seq: int
     finally:
         conn.execute("COMMIT")
     writes, rows = dealstate.advance(state, dealstate.rows_of(deal, found))
-    return rows, (replace, [w.record(deal) for w in writes])
+    before = written.load(found_written[0]) if found_written else {}
+    return rows, (replace, [w.record(deal) for w in writes]), before
 
 
 def _compute_deal(conn: sqlite3.Connection, deal: str, as_of: date,
                   last_seq: int) -> Computed:
-    """One deal as of ``as_of``, as rows ready to write, with its state's writes."""
+    """One deal as of ``as_of``, as rows ready to write, with its state's writes; of its
+    tables, only those whose rows differ from what the file holds."""
     from projections.report import report
     from projections.timeline import retracted_ids
 
-    rows, state = deal_rows(conn, deal, last_seq)
+    rows, state, before = deal_rows(conn, deal, last_seq)
     if not rows:
-        return deal, {}, None, [], None, (True, [])
+        return deal, {t.name: [] for t in DEAL_TABLES}, None, [], None, (True, []), None
     events = dealstate.events(rows)
     retracted = retracted_ids(events)
     seqs = [e.seq for e in events if e.id in retracted]
@@ -235,8 +242,15 @@ def _compute_deal(conn: sqlite3.Connection, deal: str, as_of: date,
     except (LedgerError, ValueError, ArithmeticError, KeyError, TypeError) as err:
         text = " ".join(f"{type(err).__name__}: {err}".split())[:300]
         summary = deal_row(None, events, len(seqs), as_of, error=text)
-        return (deal, {t.name: [] for t in DEAL_TABLES},
-                tuple(sql_value(summary[n]) for n in DEALS.names), seqs, text, state)
-    tables = sql_rows(rep, deal)
-    summary = deal_row(rep, events, len(seqs), as_of)
-    return deal, tables, tuple(sql_value(summary[n]) for n in DEALS.names), seqs, None, state
+        tables: dict[str, list[tuple]] = {t.name: [] for t in DEAL_TABLES}
+        error: str | None = text
+    else:
+        tables = sql_rows(rep, deal)
+        summary = deal_row(rep, events, len(seqs), as_of)
+        error = None
+    now = written.digests(tables, seqs)
+    changed = written.changed(before, now)
+    return (deal, {name: rows for name, rows in tables.items() if name in changed},
+            tuple(sql_value(summary[n]) for n in DEALS.names),
+            seqs if written.RETRACTED in changed else None, error, state,
+            written.dump(now))

@@ -388,6 +388,99 @@ def test_a_state_that_does_not_fit_is_read_again_from_events(tmp_path, monkeypat
     assert state_rows(out) == state_rows(fresh) == event_rows(out)
 
 
+# ------------------------------------ rows not rewritten when equal (_deal_written)
+
+
+def watch_writes(out: Path) -> None:
+    """Triggers in the view file that note each row deleted from or inserted into a
+    per-deal table, in table ``test_writes`` (no table of the views')."""
+    from publishing.viewtables import DEAL_TABLES
+
+    conn = sqlite3.connect(out)
+    try:
+        conn.execute("CREATE TABLE test_writes (tbl TEXT, deal TEXT)")
+        for t in DEAL_TABLES:
+            for what, row in (("INSERT", "NEW"), ("DELETE", "OLD")):
+                conn.execute(f'CREATE TRIGGER "test_{what}_{t.name}" AFTER {what} ON '
+                             f'"{t.name}" BEGIN INSERT INTO test_writes VALUES '
+                             f"('{t.name}', {row}.deal); END")
+        conn.commit()
+    finally:
+        conn.close()
+
+
+def writes(out: Path) -> set[tuple[str, str]]:
+    """(table, deal) of every row written since ``watch_writes``, then forgets them."""
+    conn = sqlite3.connect(out)
+    try:
+        found = set(conn.execute("SELECT tbl, deal FROM test_writes"))
+        conn.execute("DELETE FROM test_writes")
+        conn.commit()
+        return found
+    finally:
+        conn.close()
+
+
+def test_a_deal_recomputed_to_the_same_rows_is_not_rewritten(tmp_path):
+    """A notice moves none of the deal's schedule rows: they stay as written (same
+    rowids), its deals row takes the new count, and the file equals a rebuild."""
+    db = str(tmp_path / "demo.db")
+    build_demo(db)
+    out, fresh = tmp_path / "views.db", tmp_path / "fresh.db"
+    views(db, out, "--as-of", AS_OF)
+    watch_writes(out)
+    append(db, [ev("HoldersAdvised", "2006-01-11", deal=RRA)])
+    views(db, out, "--as-of", AS_OF)
+    assert writes(out) == set()
+    assert rows(out, "SELECT events FROM deals WHERE deal = ?", (RRA,)) == [{"events": 33}]
+    views(db, fresh, "--as-of", AS_OF)
+    assert dump(out) == dump(fresh)
+
+
+def test_only_the_tables_whose_rows_changed_are_rewritten(example_one, tmp_path):
+    """SPEC §8 example 1 as of 2005-06-30: paying the 2005-01-15 Additional Interest
+    (6,666.67, see the first test) changes that payments row and the obligation to pay
+    it: payments and obligations are rewritten, defaults and deadlines are not."""
+    out, fresh = tmp_path / "views.db", tmp_path / "fresh.db"
+    views(example_one, out, "--as-of", "2005-06-30")
+    watch_writes(out)
+    append(example_one, [ev("AdditionalInterestPaid", "2005-01-18", deal="ex1",
+                            payment_date="2005-01-15", amount="6666.67",
+                            holder="Lehman Brothers Inc.")])
+    views(example_one, out, "--as-of", "2005-06-30")
+    assert writes(out) == {("payments", "ex1"), ("obligations", "ex1")}
+    assert rows(out, "SELECT paid, status FROM payments WHERE deal = 'ex1'") == [
+        {"paid": "6666.67", "status": "paid"}]
+    views(example_one, fresh, "--as-of", "2005-06-30")
+    assert dump(out) == dump(fresh)
+
+
+@pytest.mark.parametrize("spoil", [
+    "UPDATE _deal_written SET digests = x'00ff' WHERE deal = ?",   # does not decode
+    "DELETE FROM _deal_written WHERE deal = ?",                     # none
+])
+def test_without_a_usable_digest_every_table_is_rewritten(tmp_path, spoil):
+    db = str(tmp_path / "demo.db")
+    build_demo(db)
+    out, fresh = tmp_path / "views.db", tmp_path / "fresh.db"
+    views(db, out, "--as-of", AS_OF)
+    watch_writes(out)
+    conn = sqlite3.connect(out)
+    assert conn.execute(spoil, (RRA,)).rowcount == 1
+    held = {t for (t,) in conn.execute(
+        "SELECT 'payments' FROM payments WHERE deal = ? UNION SELECT 'deadlines' FROM "
+        "deadlines WHERE deal = ? UNION SELECT 'obligations' FROM obligations WHERE "
+        "deal = ? UNION SELECT 'defaults' FROM defaults WHERE deal = ?", (RRA,) * 4)}
+    conn.commit()
+    conn.close()
+    assert len(held) >= 3
+    append(db, [ev("HoldersAdvised", "2006-01-11", deal=RRA)])
+    views(db, out, "--as-of", AS_OF)
+    assert {t for t, deal in writes(out) if deal == RRA} >= held
+    views(db, fresh, "--as-of", AS_OF)
+    assert dump(out) == dump(fresh)
+
+
 # ------------------------------------------------------------- killed mid-rebuild
 
 

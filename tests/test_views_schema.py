@@ -31,7 +31,7 @@ from tests.test_views import dump, example_one, rows, views  # noqa: F401 (examp
 LONG = bool(os.environ.get("DEAL_LEDGER_LONG"))
 PUBLIC = {"events", "deals", "defaults", "suspension_periods", "payments", "deadlines",
           "true_ups", "obligations"}
-INTERNAL = {"_tracking", "_meta", "_dirty", "_deal_state"}
+INTERNAL = {"_tracking", "_meta", "_dirty", "_deal_state", "_deal_written"}
 
 
 def tables(out: Path) -> set[str]:
