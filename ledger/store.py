@@ -790,7 +790,7 @@ class Ledger:
         who = _operator(user)
         if not new_events:
             return Appended(0, self.head(), ())
-        with self._writer_lock(), paused(len(new_events) >= PAUSE_GC_AT):
+        with self._writer_lock(), paused(len(new_events) >= PAUSE_GC_AT, promote=True):
             return self._append_retrying(new_events, who)
 
     def _writer_lock(self):
