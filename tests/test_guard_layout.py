@@ -150,3 +150,67 @@ def test_a_layout_2_snapshot_edited_and_resealed_is_caught_by_verify(store_url):
     with Ledger(store_url, create=False) as ledger:
         v = verify(ledger)
     assert not v.ok and "does not match" in v.reason, v.line()
+
+
+# ------------------------------------------- random histories: what layout 2 kept
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+LONG = int(__import__("os").environ.get("DEAL_LEDGER_LONG", "1") or 1)
+HOLDERS = st.sampled_from(["A", "B", "C"])
+DAYS = st.sampled_from(["2004-07-01", "2004-07-02", "2004-08-01"])
+CENTS = st.integers(1, 500).map(lambda n: f"{n}.00")
+_EVENTS = st.one_of(
+    st.builds(lambda h, p: ("NotesIssued", {"holder": h, "principal": p}), HOLDERS, CENTS),
+    st.builds(lambda f, t, p, u: ("NotesTransferred", {"from_holder": f, "to_holder": t,
+                                                       "principal": p, "under_shelf": u}),
+              HOLDERS, HOLDERS, CENTS, st.booleans()),
+    st.builds(lambda h, p: ("NotesConverted", {"holder": h, "principal": p, "shares": 3}),
+              HOLDERS, CENTS),
+    st.builds(lambda h, p: ("NotesRetired", {"holder": h, "principal": p}), HOLDERS, CENTS),
+    st.sampled_from([("ShelfFiled", {}), ("ShelfEffective", {}),
+                     ("SuspensionStarted", {"material_transaction": False}),
+                     ("SuspensionEnded", {}), ("ShelfUnusable", {}), ("ShelfUsable", {})]),
+    st.builds(lambda h, w: ("CamdenWarrantsIssued", {"holder": h, "warrants": w}),
+              HOLDERS, st.integers(1, 5)),
+    st.builds(lambda h, w: ("CamdenWarrantsVested", {"holder": h, "warrants": w}),
+              HOLDERS, st.integers(1, 5)),
+    st.builds(lambda i, k: ("InstrumentRegistered", {"instrument": i, "kind": k}),
+              st.sampled_from(["W1", "P1"]), st.sampled_from(["warrant", "preferred"])),
+    st.builds(lambda i: ("WarrantsExercised", {"instrument": i, "fraction": "0.5"}),
+              st.sampled_from(["W1", "P1"])),
+    st.builds(lambda m: ("NoticeSent", {"to": "A", "subject": "s", "method": m}),
+              st.sampled_from(["fax", "telex", "hand", "mail"])),
+    st.just(("ConsentGiven", {"holder": "A", "matter": "m"})),
+    st.integers(0, 10**6).map(lambda n: ("EventRetracted", n)),   # n picks the target
+)
+
+
+@settings(max_examples=200 * LONG, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(_EVENTS, DAYS), min_size=1, max_size=40))
+def test_the_timelines_an_event_touched_are_those_layout_2_kept(steps):
+    # fold alone (no check): whatever the history, every event's timelines read back
+    # from the entries are the ones guards.effects gave it (what layout 2 stored), and
+    # a layout-2 state of the same history upgrades to the same state
+    records = [{"type": "DealOpened", "deal": "rra", "date": "2004-06-30", "seq": 1,
+                "id": "e1", "data": {"kind": "registration_rights",
+                                     "terms": {"effectiveness_period_years": 2}}}]
+    state = guards.fold(guards.new_state(), records[0])
+    for (kind, data), day in steps:
+        seq = len(records) + 1
+        if kind == "EventRetracted":
+            live = [r["id"] for r in records
+                    if r["type"] not in ("EventRetracted", "DealOpened")
+                    and r["id"] not in state["retracted"]]
+            if not live:
+                continue
+            data = {"event_id": live[data % len(live)], "reason": "r"}
+        record = {"type": kind, "deal": "rra", "date": day, "seq": seq, "id": f"e{seq}",
+                  "data": data}
+        guards.fold(state, record)
+        records.append(record)
+    for r in records:
+        kept = {name for name, _e in guards.effects({}, r)}
+        assert set(guards._touched(state, r["id"])) == kept, r
+    assert guards.upgrade(_layout_2(state, records)) == state
