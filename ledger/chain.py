@@ -338,8 +338,8 @@ def _check_snapshots(ledger: Ledger, view: StableView, walk: _Walk) -> Verdict |
         if not sound:
             return walk.bad(None, f"{where} no longer matches its seal (it was altered); "
                                   "appends ignore it and rebuild from events")
-        if state["guard"].get("format") != guards.FORMAT:
-            continue  # another layout of the guard state: appends rebuild
+        if state["guard"].get("format") not in guards.READABLE:
+            continue  # a layout appends do not read: they rebuild
         if version > walk.versions.get(stream_id, 0):
             return walk.bad(None, f"{where} is beyond the deal's events (it was forged)")
         rebuilt = guards.new_state()
@@ -347,8 +347,10 @@ def _check_snapshots(ledger: Ledger, view: StableView, walk: _Walk) -> Verdict |
         for event in view.stream(stream_id, lte=version):
             record = decode(event.state)["record"]
             guards.fold(rebuilt, upcast(record))
-        # the stored guard hashes to the seal (above): the rebuilt one must too
-        if seal(rebuilt, [record.get("seq"), record.get("hash")], version) != state["seal"]:
+        # the stored guard hashes to the seal (above); as appends read it (an older
+        # layout upgraded), it must be the rebuilt one
+        at = [record.get("seq"), record.get("hash")]
+        if seal(rebuilt, at, version) != seal(guards.upgrade(state["guard"]), at, version):
             return walk.bad(record.get("seq"), f"the snapshot of deal {deal} taken at this "
                                                "event does not match the deal's events (it "
                                                "was altered and re-sealed); appends would "

@@ -16,12 +16,14 @@ from datetime import date
 from decimal import Decimal
 from typing import Any, Callable
 
+from .collector import paused
 from .errors import InvalidEvent
 from .events import NewEvent, parse_event
 from .forked import Child
 from .values import BigInteger, ExponentDecimal
 
 MAX_LINE = 1 << 20
+PAUSE_GC_AT = 1000   # lines from which the cyclic garbage collector waits for the batch
 MAX_DIGITS = 40  # more digits than any amount or share count: kept only to be refused
 
 
@@ -80,10 +82,14 @@ def read_batch(raw: bytes, on_progress: Callable[[int], None] | None = None
     if lines[0].lstrip().startswith(b"["):
         raise InvalidEvent("a JSON array is not JSON Lines: give one event object per line",
                            line=1)
-    if len(lines) >= PARALLEL_AT and _may_fork():
-        events = _read_in_two(lines, on_progress)
-    else:
-        events = _read_lines(lines, 1, on_progress)
+    # every event made stays alive in the batch: the collector's passes meanwhile free
+    # nothing (7-10% of the parse of 100,000 lines), and the batch joins the oldest
+    # generation at the end rather than being walked by the next young pass
+    with paused(len(lines) >= PAUSE_GC_AT, promote=True):
+        if len(lines) >= PARALLEL_AT and _may_fork():
+            events = _read_in_two(lines, on_progress)
+        else:
+            events = _read_lines(lines, 1, on_progress)
     if on_progress is not None and len(lines) % 1000:
         on_progress(len(lines) % 1000)
     return events

@@ -569,18 +569,19 @@ class Ledger:
         if not snapshots or not self._sound(deal, snapshots[0]):
             return None
         stream = snapshots[0].mutate(None)
+        guards.upgrade(stream.guard)   # a snapshot of an older layout, as this one
         for stored in self._select(deal_id(deal), gt=stream.version):
             self._decode(stored).mutate(stream)
         return stream
 
     def _sound(self, deal: str, snapshot: Any) -> bool:
-        """A snapshot is used only if it is of the current guard layout, its seal
-        recomputes, and the event stored at its version is the chained event (``at``)
+        """A snapshot is used only if its guard state is of a layout this code reads
+        (``guards.READABLE``), its seal recomputes, and the event stored at its version is the chained event (``at``)
         it was taken after. (``verify`` goes further: it rebuilds the state from the
         events and compares, so a snapshot re-sealed after an edit is caught there.)"""
         state = snapshot.state
         guard, at, version = state.get("guard"), state.get("at"), snapshot.originator_version
-        if not isinstance(guard, dict) or guard.get("format") != guards.FORMAT:
+        if not isinstance(guard, dict) or guard.get("format") not in guards.READABLE:
             return False
         try:
             if state.get("seal") != seal(guard, at, version):
@@ -789,7 +790,7 @@ class Ledger:
         who = _operator(user)
         if not new_events:
             return Appended(0, self.head(), ())
-        with self._writer_lock(), paused(len(new_events) >= PAUSE_GC_AT):
+        with self._writer_lock(), paused(len(new_events) >= PAUSE_GC_AT, promote=True):
             return self._append_retrying(new_events, who)
 
     def _writer_lock(self):

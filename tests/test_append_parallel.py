@@ -144,3 +144,19 @@ def test_the_command_refuses_a_big_batch_in_one_line_and_writes_nothing(monkeypa
                                 input=_raw(lines))
     assert message.startswith("error: line 250, field 'data.principal': exponent "), message
     assert used   # it was read on two processes
+
+
+def test_a_large_batch_leaves_the_collector_on_and_nothing_frozen(monkeypatch):
+    # read_batch holds the collector off while it makes a batch of 1,000+ events (they
+    # all stay alive), on one process or two, and however it ends
+    import gc
+
+    raw = _raw(_lines(1200))
+    bad = _raw(_lines(1200)[:600] + ["{"] + _lines(1200)[601:])
+    for read in (_serial, _parallel):
+        assert gc.isenabled() and gc.get_freeze_count() == 0
+        events = read(raw, monkeypatch)
+        assert len(events) == 1200
+        assert gc.isenabled() and gc.get_freeze_count() == 0
+        assert str(read(bad, monkeypatch)).startswith("refused: line 601")
+        assert gc.isenabled() and gc.get_freeze_count() == 0

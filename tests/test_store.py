@@ -481,3 +481,40 @@ def test_the_collector_is_held_off_for_the_block_and_restored_however_it_ends():
     assert gc.isenabled() and gc.get_freeze_count() > 0
     gc.unfreeze()
     del kept
+
+
+def test_a_promoted_block_leaves_its_survivors_in_the_oldest_generation_still_collected():
+    # paused(promote=True), Ledger.append's: what the block leaves alive is not walked by
+    # the next young pass (it joins the oldest generation), nothing stays frozen, and a
+    # cycle made in the block is still freed by a full collection
+    import gc
+    import weakref
+
+    from ledger.collector import paused
+
+    class Node:
+        pass
+
+    assert gc.get_freeze_count() == 0
+    with paused(promote=True):
+        kept = [[i] for i in range(1000)]
+        cycle = Node()
+        cycle.me = cycle
+        gone = weakref.ref(cycle)
+        del cycle
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    young = {id(o) for o in gc.get_objects(generation=0)}
+    oldest = {id(o) for o in gc.get_objects(generation=2)}
+    assert id(kept) in oldest and id(kept[0]) in oldest and id(kept) not in young
+    assert gone() is not None   # not collected by a young pass
+    gc.collect()
+    assert gone() is None
+    # objects frozen by someone else stay frozen: the block then only re-enables
+    with paused(freeze=True):
+        frozen = [object()]
+    count = gc.get_freeze_count()
+    with paused(promote=True):
+        more = [[1]]
+    assert gc.get_freeze_count() == count
+    gc.unfreeze()
+    del kept, frozen, more
