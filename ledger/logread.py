@@ -449,6 +449,16 @@ def _reader(database: str) -> Any:
     return _READER[2]
 
 
+def close_reader() -> None:
+    """Closes this process's ``states_in_range`` connection, if it has one (a process
+    that goes on after reading its share: the agenda's own, which works beside its
+    forked children)."""
+    global _READER
+    if _READER is not None and _READER[0] == os.getpid():
+        _READER[2].close()
+    _READER = None
+
+
 def states_in_range(split: StreamSplit, lo: str, hi: str | None) -> list[StreamStates]:
     """The deal streams of ``split`` whose ids are in ``[lo, hi)`` (``hi`` ``None``: no
     end; ``lo`` ``"00"``: no start), each as ``deal_states`` gives it (its rows up to

@@ -17,9 +17,7 @@ read (a follow-up could read them when their recorded head equals the log's).
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
 from datetime import date, datetime, timedelta
 from typing import Any, Iterable, Mapping
 
@@ -145,9 +143,11 @@ _WORK: tuple[Any, ...] | None = None   # what the forked workers inherit (_in_po
 
 
 def _entries_of(keys: list[Any]) -> list[tuple[str, Any]]:
-    histories, options, given, holds = _WORK  # type: ignore[misc]   # inherited by the fork
-    # the fork's own copy of the records: made into events in place (events_of)
-    return _entries(histories, keys, options, given, own=True, holds=holds)
+    histories, options, given, holds, parent = _WORK  # type: ignore[misc]   # inherited
+    # in a forked child, its own copy of the records: made into events in place
+    # (events_of); in this process they are the caller's (the cache keeps them)
+    return _entries(histories, keys, options, given, own=os.getpid() != parent,
+                    holds=holds)
 
 
 def _entries(histories: Mapping[Any, list[Any]], keys: list[Any],
@@ -194,27 +194,57 @@ def _preload(day: date) -> None:
 
 
 def _pool_size(deals: int) -> int:
-    """How many worker processes for ``deals`` deals: 1 (none) below ``POOL_MIN_DEALS``,
+    """How many processes share the deals: 1 (this one alone) below ``POOL_MIN_DEALS``,
     on one core, or where processes cannot be forked."""
     workers = min(os.cpu_count() or 1, 8)
-    if deals < POOL_MIN_DEALS or workers < 2 or "fork" not in \
-            multiprocessing.get_all_start_methods():
+    if deals < POOL_MIN_DEALS or workers < 2 or not hasattr(os, "fork"):
         return 1
     return workers
 
 
 def _in_pool(task: Any, chunks: list[Any], work: tuple[Any, ...], workers: int,
              day: date) -> list[tuple[str, Any]]:
-    """``task`` of each chunk in forked worker processes, which inherit ``work`` (only
-    the chunks go out and ``(deal, entry)`` pairs come back), in chunk order."""
+    """``task`` of each chunk, shared between this process and ``workers - 1`` forked
+    children, which inherit ``work``; the ``(deal, entry)`` pairs in chunk order.
+
+    Each process takes the next chunk nobody has taken (one byte read from a pipe that
+    holds every chunk's number), so one that is ahead takes more and all end together;
+    this process works too instead of waiting (on two cores: itself and one child, with
+    no pool, queue or thread to start). A child sends back its chunks' pairs pickled
+    (``ledger.forked.Child``); a child that fails only means no result, and its chunks
+    are done here, where an error in them is raised as it would be in one process."""
+    from ledger.forked import Child
+
     global _WORK
+    assert len(chunks) <= 256   # a chunk's number is one byte
     _preload(day)
     _WORK = work
+    taken, offered = os.pipe()
+    children: list[Any] = []
     try:
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")
-                                 ) as pool:
-            return [x for part in pool.map(task, chunks) for x in part]
+        os.write(offered, bytes(range(len(chunks))))   # a pipe holds 64 KiB: never blocks
+        os.close(offered)
+        offered = -1
+
+        def share() -> dict[int, list[tuple[str, Any]]]:
+            done = {}
+            while number := os.read(taken, 1):
+                done[number[0]] = task(chunks[number[0]])
+            return done
+
+        children = [Child(share, collect=False) for _ in range(workers - 1)]
+        done = share()
+        for child in children:
+            done.update(child.result() or {})
+        children = []
+        return [x for n in range(len(chunks))
+                for x in (done[n] if n in done else task(chunks[n]))]
     finally:
+        for child in children:   # this process failed: the children are not waited for
+            child.stop()
+        for end in (taken, offered):
+            if end >= 0:
+                os.close(end)
         _WORK = None
 
 
@@ -225,17 +255,17 @@ def compute_entries(histories: Mapping[Any, list[Any]], options: Mapping[str, An
     hold each deal's events, or with ``records`` its stored records, read as events
     where the deal is computed, or with ``given="states"`` its stored rows undecoded
     (``_entries``). From ``POOL_MIN_DEALS`` deals on, on a machine with more than one
-    core, the deals are shared out among forked worker processes (each inherits the
-    histories; only their keys go out and lines come back); the result is the same
-    either way. ``holds``: the Letter deals' ``letter_lines_hold`` too (the cache's)."""
+    core, the deals are shared out between this process and forked ones (each inherits
+    the histories; only their keys go out and lines come back, ``_in_pool``); the
+    result is the same either way. ``holds``: the Letter deals' ``letter_lines_hold`` too (the cache's)."""
     given = given or ("records" if records else "events")
     keys = sorted(histories)
     workers = _pool_size(len(keys))
     if workers > 1:
         size = -(-len(keys) // (workers * 16))   # small chunks: the workers end together
         chunks = [keys[i:i + size] for i in range(0, len(keys), size)]
-        found = _in_pool(_entries_of, chunks, (histories, options, given, holds), workers,
-                         options["as_of"])
+        found = _in_pool(_entries_of, chunks, (histories, options, given, holds, os.getpid()),
+                         workers, options["as_of"])
     else:
         found = _entries(histories, keys, options, given, holds=holds)
     return {deal: entry for deal, entry in found if entry is not None}
@@ -258,13 +288,16 @@ def every_deal_entries(ledger: Any, options: Mapping[str, Any]
     pool, each worker reads its share of the deal streams itself, as of one moment
     (``ledger.logread.stream_split``: the parent reads nothing but where the log
     ends); else the rows are read undecoded here and decoded deal by deal."""
-    from ledger.logread import deal_states, split_spans, stream_split
+    from ledger.logread import close_reader, deal_states, split_spans, stream_split
 
     split = stream_split(ledger)
     workers = _pool_size(split.streams) if split is not None else 1
     if workers > 1:
-        found = _in_pool(_range_entries, split_spans(workers * 16), (split, options),
-                         workers, options["as_of"])
+        try:
+            found = _in_pool(_range_entries, split_spans(workers * 16), (split, options),
+                             workers, options["as_of"])
+        finally:
+            close_reader()
         return {deal: entry for deal, entry in found if entry is not None}
     return compute_entries(dict(enumerate(deal_states(ledger))), options, given="states",
                            holds=False)
