@@ -89,7 +89,7 @@ def _deal_agenda(events: list[Event], *, as_of: date, start: date | None = None,
     if not any(e.type == "DealOpened" and e.id not in dead for e in known):
         return None
     o = outlook(events, as_of=as_of, start=start, known_at=known_at,
-                interpretations=interpretations)
+                interpretations=interpretations, open_only=True)   # only those are lines
     deal = o.deal
     end = window_end(start, days, business_days, o.timeline.calendar)
     items: list[dict[str, Any]] = []

@@ -1,0 +1,163 @@
+"""Issue 17: the agenda's fast paths against the plain ones, on random histories.
+
+* ``outlook(..., open_only=True)`` (what the agenda asks for) makes only the obligations
+  still open on ``as_of`` (upcoming, due, violated): for a Suspension Period that has
+  ended it works out no due day, and it builds no record of an obligation fulfilled,
+  cured, excused or discharged. Its duties must be exactly the whole outlook's open
+  ones, in the same order, and its risks the same.
+* The agenda's lines from it equal the lines picked out of the whole outlook as the
+  agenda picked them before (``plain_lines``).
+
+The random Registration Rights histories are ``test_registration_properties``'s, with
+notices to the Trustee and advice to the Holders on random days, a Majority of Holders'
+waiver and a Suspension Period that may still run on ``as_of``; the Letter's are
+``test_trueup_properties``'s.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import date, timedelta
+
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from projections.interpretations import resolve
+from projections.obligations import STATES
+from projections.obligations.lifecycle import OPEN
+from projections.obligations.outlook import outlook
+from projections.obligations.registration import registration_duties
+from projections.registration.engine import compute
+from projections.timeline import build_timeline
+from publishing.agenda import deal_agenda, window_end
+from tests import test_trueup_properties as letter
+from tests.support import build, ev, opened
+from tests.test_registration_properties import histories as rra_histories
+
+LONG = int(os.environ.get("DEAL_LEDGER_LONG", "0") or 0)
+SETTINGS = settings(max_examples=150 * (10 if LONG else 1), deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow])
+CLOSING = date(2004, 6, 30)
+SECTIONS = ["waive §4(b)(iii) advice", "waive §3(b) notice", "waive §2(a)(i) filing",
+            "amend §4(b)(i)"]
+
+
+@st.composite
+def registration(draw):
+    """(events, as_of, readings, start) of one random Registration Rights deal."""
+    objs, as_of, readings = draw(rra_histories())
+
+    def day(lo: int = 1, hi: int = 1200) -> str:
+        return (CLOSING + timedelta(days=draw(st.integers(lo, hi)))).isoformat()
+
+    for _ in range(draw(st.integers(0, 3))):
+        objs.append(ev(draw(st.sampled_from(["TrusteeNotified", "HoldersAdvised"])), day()))
+    if draw(st.booleans()):   # a Majority of Holders (or not) consents to a waiver
+        holders = sorted({o["data"]["holder"] for o in objs if o["type"] == "NotesIssued"})
+        matter = draw(st.sampled_from(SECTIONS))
+        for h in draw(st.lists(st.sampled_from(holders), min_size=1, unique=True)):
+            objs.append(ev("ConsentGiven", day(), holder=h, matter=matter))
+    if draw(st.booleans()):   # a Suspension Period never ended (open on as_of if begun)
+        effective = [o["date"] for o in objs if o["type"] == "ShelfEffective"]
+        last = max((o["date"] for o in objs if o["type"].startswith(("Suspension", "Shelf"))),
+                   default=None)
+        if effective and last is not None:
+            begun = date.fromisoformat(last) + timedelta(days=draw(st.integers(1, 200)))
+            objs.append(ev("SuspensionStarted", begun.isoformat(),
+                           material_transaction=draw(st.booleans())))
+    start = as_of + timedelta(days=draw(st.sampled_from([0, 0, 1, 30])))
+    return build(objs), as_of, readings, start
+
+
+@st.composite
+def suspended(draw):
+    """(events, as_of, readings, start) of a deal whose shelf was effective in 2004 and
+    then suspended again and again, some periods past their limits, the last perhaps
+    still running on ``as_of``: the obligations to end each period in every state."""
+    objs = [opened(), ev("NotesIssued", "2004-06-30", holder="A", principal="60000000"),
+            ev("ShelfFiled", "2004-07-13"), ev("ShelfEffective", "2004-09-01")]
+    day = date(2004, 9, 1)
+    for n in range(draw(st.integers(1, 4))):
+        day += timedelta(days=draw(st.integers(1, 120)))
+        objs.append(ev("SuspensionStarted", day.isoformat(),
+                       material_transaction=draw(st.booleans())))
+        length = draw(st.integers(1, 100))
+        if length > 30 and draw(st.booleans()):
+            objs.append(ev("SuspensionExtended", (day + timedelta(days=20)).isoformat()))
+        day += timedelta(days=length)
+        objs.append(ev("SuspensionEnded", day.isoformat()))
+    if draw(st.booleans()):
+        objs.append(ev("TrusteeNotified", (day - timedelta(days=draw(st.integers(0, 90))))
+                       .isoformat()))
+    as_of = date(2004, 9, 1) + timedelta(days=draw(st.integers(0, (day - date(2004, 9, 1))
+                                                               .days + 60)))
+    readings = {"window_material_allowance": draw(st.sampled_from(["period",
+                                                                    "any_in_window"])),
+                "window_breach": draw(st.sampled_from(["usability_default", "report_only"]))}
+    return build(objs), as_of, readings, as_of
+
+
+def plain_lines(events, *, as_of: date, start: date, days: int):
+    """The agenda's lines of one deal as they were picked before ``open_only``: out of
+    every obligation of the whole outlook."""
+    o = outlook(events, as_of=as_of, start=start)
+    end = window_end(start, days, None, o.timeline.calendar)
+    picked = []
+    for d in o.duties:
+        if d.state == "violated":
+            picked.append(("overdue", (d.violated_since or d.due).isoformat(), d.key))
+        elif d.state == "due" and (d.due is None or d.due <= end) or (
+                d.state == "upcoming" and d.due and start <= d.due <= end):
+            picked.append(("due", d.due and d.due.isoformat(), d.key))
+    picked += [("at_risk", k.day.isoformat(), k.key) for k in o.risks]
+    return picked
+
+
+def _same_outlook(events, as_of, readings, start):
+    whole = outlook(events, as_of=as_of, start=start, interpretations=readings)
+    fast = outlook(events, as_of=as_of, start=start, interpretations=readings,
+                   open_only=True)
+    assert fast.duties == tuple(d for d in whole.duties if d.state in OPEN)
+    assert fast.risks == whole.risks and (fast.deal, fast.kind) == (whole.deal, whole.kind)
+    for d in whole.duties:   # what the examples held (--hypothesis-show-statistics)
+        event(f"{d.kind} {d.state}")
+    return whole
+
+
+@SETTINGS
+@given(registration() | suspended())
+def test_open_only_registration_duties_are_the_open_ones_of_all(deal):
+    events, as_of, readings, start = deal
+    whole = _same_outlook(events, as_of, readings, start)
+    t = build_timeline(events, as_of)
+    r = compute(t, resolve(readings))
+    assert registration_duties(r, t, open_only=True) == [
+        d for d in registration_duties(r, t) if d.state in OPEN]
+    assert {d.state for d in whole.duties} <= set(STATES)
+    # and on the due days themselves, where an obligation not yet done is ``due``
+    for day in sorted({d.due for d in whole.duties if d.due is not None})[:4]:
+        _same_outlook(events, day, readings, day)
+
+
+@SETTINGS
+@given(registration() | suspended(), st.sampled_from([10, 90, 400]))
+def test_the_agendas_lines_are_those_picked_from_every_obligation(deal, days):
+    events, as_of, readings, start = deal
+    found = deal_agenda(events, as_of=as_of, start=start, days=days)
+    assert found is not None
+    lines, _ = found
+    got = [(i["category"], i["date"], i["key"]) for i in lines]
+    assert got == plain_lines(events, as_of=as_of, start=start, days=days)
+
+
+@settings(max_examples=60 * (10 if LONG else 1), deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(letter.histories(), st.sampled_from(["2002-01-01", "2002-07-01", "2003-06-01",
+                                            "2004-06-15", "2006-01-01"]))
+def test_open_only_letter_duties_are_the_open_ones_of_all(objs, day):
+    events = build(objs)
+    as_of = date.fromisoformat(day)
+    _same_outlook(events, as_of, {}, as_of)
+    lines, _ = deal_agenda(events, as_of=as_of, days=30)
+    assert [(i["category"], i["date"], i["key"]) for i in lines] == plain_lines(
+        events, as_of=as_of, start=as_of, days=30)
