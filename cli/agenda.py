@@ -75,33 +75,73 @@ def agenda(deals: tuple[str, ...], from_: str | None, days: int | None,
 
 def _agenda(db: str, deals: tuple[str, ...], cache: str | None, day, start, days,
             business_days, moment, chosen, as_json: bool, as_csv: bool) -> None:
-    from publishing.agenda import CSV_FIELDS
     from publishing.agenda import agenda as build
 
+    from .common import _stdout_is_terminal
+
+    # each line printed where its deal is computed (in the workers, when there are many),
+    # as it would be printed here from the whole agenda; indented JSON for a person at a
+    # terminal is printed from the whole agenda
+    indented = as_json and _stdout_is_terminal()
+    render = None if indented else _renderer(as_json, as_csv)
     with open_ledger(db) as ledger:
         result = build(ledger, deals=deals or None, cache=cache, as_of=day, start=start,
                        days=days, business_days=business_days, known_at=moment,
-                       interpretations=chosen)
-    if as_json:
+                       interpretations=chosen, render=render)
+    if indented:
         print_json(result)
+    elif as_json:   # what print_json prints of the whole agenda, its items last
+        import json
+
+        head = json.dumps({k: v for k, v in result.items() if k != "lines"},
+                          separators=(",", ":"), ensure_ascii=False)
+        click.echo(f'{head[:-1]},"items":[{",".join(result["lines"])}]}}')
     elif as_csv:
-        import csv
+        from publishing.agenda import CSV_FIELDS
 
-        writer = csv.DictWriter(sys.stdout, fieldnames=CSV_FIELDS, extrasaction="ignore",
-                                lineterminator="\n")
-        from publishing.pack import csv_safe
-
-        writer.writeheader()   # text cells made safe from spreadsheet formulas, as in packs
-        writer.writerows({k: csv_safe(v) if isinstance(v, str) else v for k, v in i.items()}
-                         for i in result["items"])
+        header = _csv_row(dict(zip(CSV_FIELDS, CSV_FIELDS)))   # as DictWriter.writeheader
+        sys.stdout.write(header + "".join(result["lines"]))
     else:
         click.echo(f"Agenda from {result['from']} to {result['to']} (as of {result['as_of']}): "
-                   f"{result['overdue']} overdue, {len(result['items'])} lines")
-        width = _width()
-        for i in result["items"]:
-            click.echo(agenda_line(i, width))
+                   f"{result['overdue']} overdue, {len(result['lines'])} lines")
+        if result["lines"]:
+            click.echo("\n".join(result["lines"]))
     if result["overdue"]:
         sys.exit(1)
+
+
+def _renderer(as_json: bool, as_csv: bool):
+    """How one agenda item is printed: compact JSON (as ``print_json`` writes it into a
+    pipe or a file), a CSV row (the fields ``CSV_FIELDS``, text cells made safe from
+    spreadsheet formulas, as in packs), or a line (``agenda_line``, wrapped to the
+    terminal's width)."""
+    if as_json:
+        import json
+
+        return lambda item: json.dumps(item, separators=(",", ":"), ensure_ascii=False)
+    if as_csv:
+        from publishing.pack import csv_safe
+
+        def row(item: dict) -> str:
+            return _csv_row({k: csv_safe(v) if isinstance(v, str) else v
+                             for k, v in item.items()})
+
+        return row
+    width = _width()
+    return lambda item: agenda_line(item, width)
+
+
+def _csv_row(item: dict) -> str:
+    """``item``'s CSV row as ``csv.DictWriter(..., extrasaction="ignore",
+    lineterminator="\\n")`` writes it: its ``CSV_FIELDS``, a missing one empty."""
+    import csv
+    import io
+
+    from publishing.agenda import CSV_FIELDS
+
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerow([item.get(k, "") for k in CSV_FIELDS])
+    return out.getvalue()
 
 
 @cli.command()

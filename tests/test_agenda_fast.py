@@ -161,3 +161,112 @@ def test_open_only_letter_duties_are_the_open_ones_of_all(objs, day):
     lines, _ = deal_agenda(events, as_of=as_of, days=30)
     assert [(i["category"], i["date"], i["key"]) for i in lines] == plain_lines(
         events, as_of=as_of, start=as_of, days=30)
+
+
+# --- each line printed where its deal is computed -------------------------------------
+
+def plain_print(result: dict, fmt: str) -> str:
+    """What the command printed from the whole agenda before its lines were rendered in
+    the workers (``print_json`` into a pipe, ``csv.DictWriter``, ``agenda_line``)."""
+    import csv
+    import io
+    import json
+
+    from cli.agenda import agenda_line
+    from publishing.agenda import CSV_FIELDS
+    from publishing.pack import csv_safe
+
+    if fmt == "--json":
+        return json.dumps(result, separators=(",", ":"), ensure_ascii=False) + "\n"
+    out = io.StringIO()
+    if fmt == "--csv":
+        writer = csv.DictWriter(out, fieldnames=CSV_FIELDS, extrasaction="ignore",
+                                lineterminator="\n")
+        writer.writeheader()
+        writer.writerows({k: csv_safe(v) if isinstance(v, str) else v for k, v in i.items()}
+                         for i in result["items"])
+        return out.getvalue()
+    lines = [f"Agenda from {result['from']} to {result['to']} (as of {result['as_of']}): "
+             f"{result['overdue']} overdue, {len(result['items'])} lines"]
+    return "\n".join(lines + [agenda_line(i, COLUMNS) for i in result["items"]]) + "\n"
+
+
+COLUMNS = 72   # the terminal's width the text is wrapped to
+
+
+def _renamed(objs: list[dict], deal: str) -> list[dict]:
+    return [{**o, "deal": deal} for o in objs]
+
+
+@st.composite
+def portfolios(draw):
+    """The event objects of two to five deals, each a random Registration Rights or
+    Letter history under its own name (some with awkward characters in a Holder's
+    name), deal by deal."""
+    out = []
+    for n in range(draw(st.integers(2, 5))):
+        if draw(st.booleans()):
+            objs, _, _ = draw(rra_histories())
+        else:
+            objs = draw(letter.histories())
+        if draw(st.booleans()):   # text a CSV or a terminal must keep as it is
+            objs = [{**o, "data": {k: AWKWARD if v == "A" and k.endswith("holder") else v
+                                   for k, v in o["data"].items()}} for o in objs]
+        out.append(_renamed(objs, f"d{n}-{draw(st.sampled_from(['x', 'y']))}"))
+    return out
+
+
+AWKWARD = '=Quote "A", B\u00e9'   # a Holder's name: a formula to a spreadsheet, quotes
+
+
+@settings(max_examples=25 * (10 if LONG else 1), deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
+@given(portfolios(), st.sampled_from(["2004-10-20", "2005-10-01", "2006-08-01"]),
+       st.sampled_from(["--json", "--csv", "text"]),
+       st.sampled_from(["every", "pool", "deal", "cache"]))
+def test_lines_printed_where_computed_are_the_plain_print(objs, day, fmt, mode):
+    import tempfile
+    from unittest import mock
+
+    import publishing.agenda as agenda_module
+    from ledger.errors import LedgerError
+    from ledger.events import parse_event
+    from ledger.store import Ledger
+    from publishing.agenda import agenda
+    from click.testing import CliRunner
+
+    from cli.main import cli
+
+    def run(*args: str):
+        return CliRunner().invoke(cli, list(args), env={"COLUMNS": str(COLUMNS)})
+
+    with tempfile.TemporaryDirectory() as tmp:
+        db = os.path.join(tmp, "p.db")
+        refused = 0
+        with Ledger(db) as ledger:   # what the guards refuse is left out: not this test's
+            for history in objs:
+                for k, o in enumerate(history):
+                    try:
+                        ledger.append([parse_event(o, line=k + 1)])
+                    except LedgerError:
+                        refused += 1
+        event(f"{refused and 'some' or 'no'} events refused by the guards")
+        objs = [o for history in objs for o in history]
+        args = ["agenda", "--db", db, "--as-of", day, "--days", "90"]
+        options = dict(as_of=date.fromisoformat(day), days=90)
+        deals = None
+        if mode == "deal":
+            deals = sorted({o["deal"] for o in objs})[:2]
+            args += [x for d in deals for x in ("--deal", d)]
+        if mode == "cache":
+            args += ["--cache", os.path.join(tmp, "agenda.json")]
+        with mock.patch.object(agenda_module, "POOL_MIN_DEALS", 2 if mode == "pool" else 200), \
+                mock.patch.object(agenda_module.os, "cpu_count", lambda: 2):
+            printed = run(*args, *([fmt] if fmt != "text" else []))
+            if mode == "cache":   # a second run reads the lines kept by the first
+                printed = run(*args, *([fmt] if fmt != "text" else []))
+        with Ledger(db) as ledger:
+            expected = agenda(ledger, deals=deals, **options)
+    assert printed.exit_code == (1 if expected["overdue"] else 0), printed.output
+    assert printed.stdout == plain_print(expected, fmt)
+    event(f"{fmt} {mode}: {'some' if expected['items'] else 'no'} lines")
