@@ -270,3 +270,19 @@ def test_lines_printed_where_computed_are_the_plain_print(objs, day, fmt, mode):
     assert printed.exit_code == (1 if expected["overdue"] else 0), printed.output
     assert printed.stdout == plain_print(expected, fmt)
     event(f"{fmt} {mode}: {'some' if expected['items'] else 'no'} lines")
+
+
+@settings(max_examples=100 * (10 if LONG else 1), deadline=None, derandomize=True)
+@given(st.dictionaries(st.text(max_size=5), st.none() | st.integers() | st.text()
+                       | st.booleans(), max_size=6), st.booleans())
+def test_a_json_line_is_what_json_dumps_writes(item, accelerated):
+    import json
+    from json import encoder
+    from unittest import mock
+
+    from cli.agenda import _json_line
+
+    with mock.patch.object(encoder, "c_make_encoder",
+                           encoder.c_make_encoder if accelerated else None):
+        line = _json_line()
+    assert line(item) == json.dumps(item, separators=(",", ":"), ensure_ascii=False)
