@@ -84,10 +84,20 @@ def _agenda(db: str, deals: tuple[str, ...], cache: str | None, day, start, days
     # terminal is printed from the whole agenda
     indented = as_json and _stdout_is_terminal()
     render = None if indented else _renderer(as_json, as_csv)
-    with open_ledger(db) as ledger:
-        result = build(ledger, deals=deals or None, cache=cache, as_of=day, start=start,
-                       days=days, business_days=business_days, known_at=moment,
-                       interpretations=chosen, render=render)
+    options = dict(as_of=day, start=start, days=days, business_days=business_days,
+                   known_at=moment, interpretations=chosen)
+    helpers = None
+    if not deals and cache is None:   # every deal: the other cores start on the engines
+        from publishing.agenda_helpers import start_helpers
+
+        helpers = start_helpers(day, options, render)
+    try:
+        with open_ledger(db) as ledger:
+            result = build(ledger, deals=deals or None, cache=cache, render=render,
+                           helpers=helpers, **options)
+    finally:
+        if helpers is not None:
+            helpers.dismiss()
     if indented:
         print_json(result)
     elif as_json:   # what print_json prints of the whole agenda, its items last

@@ -235,29 +235,18 @@ def _in_pool(task: Any, chunks: list[Any], work: tuple[Any, ...], workers: int,
     from ledger.forked import Child
 
     global _WORK
-    assert len(chunks) <= 256   # a chunk's number is one byte
     _preload(day)
     _WORK = work
     taken, offered = os.pipe()
     children: list[Any] = []
     try:
-        os.write(offered, bytes(range(len(chunks))))   # a pipe holds 64 KiB: never blocks
-        os.close(offered)
+        offer(offered, len(chunks))
         offered = -1
-
-        def share() -> dict[int, list[tuple[str, Any]]]:
-            done = {}
-            while number := os.read(taken, 1):
-                done[number[0]] = task(chunks[number[0]])
-            return done
-
-        children = [Child(share, collect=False) for _ in range(workers - 1)]
-        done = share()
-        for child in children:
-            done.update(child.result() or {})
+        children = [Child(lambda: share(task, chunks, taken), collect=False)
+                    for _ in range(workers - 1)]
+        found = gather(task, chunks, share(task, chunks, taken), children)
         children = []
-        return [x for n in range(len(chunks))
-                for x in (done[n] if n in done else task(chunks[n]))]
+        return found
     finally:
         for child in children:   # this process failed: the children are not waited for
             child.stop()
@@ -265,6 +254,32 @@ def _in_pool(task: Any, chunks: list[Any], work: tuple[Any, ...], workers: int,
             if end >= 0:
                 os.close(end)
         _WORK = None
+
+
+def offer(offered: int, chunks: int) -> None:
+    """Every chunk's number into the pipe ``offered``, which is then closed."""
+    assert chunks <= 256   # a chunk's number is one byte
+    try:
+        os.write(offered, bytes(range(chunks)))   # a pipe holds 64 KiB: never blocks
+    finally:
+        os.close(offered)
+
+
+def share(task: Any, chunks: list[Any], taken: int) -> dict[int, list[tuple[str, Any]]]:
+    """``task`` of each chunk this process takes from the pipe ``taken``, by number."""
+    done = {}
+    while number := os.read(taken, 1):
+        done[number[0]] = task(chunks[number[0]])
+    return done
+
+
+def gather(task: Any, chunks: list[Any], done: dict[int, list[tuple[str, Any]]],
+           children: list[Any]) -> list[tuple[str, Any]]:
+    """What this process did and what ``children`` (``ledger.forked.Child``) send back,
+    in chunk order; the chunks of a child that failed done here."""
+    for child in children:
+        done.update(child.result() or {})
+    return [x for n in range(len(chunks)) for x in (done[n] if n in done else task(chunks[n]))]
 
 
 def compute_entries(histories: Mapping[Any, list[Any]], options: Mapping[str, Any],
@@ -304,25 +319,31 @@ def _range_entries(span: tuple[str, str | None]) -> list[tuple[str, Any]]:
 
 
 def every_deal_entries(ledger: Any, options: Mapping[str, Any],
-                       render: Render | None = None
+                       render: Render | None = None, helpers: Any = None
                        ) -> dict[str, tuple[list[Any], date, Any]]:
     """``compute_entries`` of every deal of a ledger whose states are plain JSON (without
     the Letter deals' ``holds``, which only the cache reads): with more than one
     process, each reads its share of the deal streams itself, as of one moment
     (``ledger.logread.stream_split``: the parent reads nothing else before sharing
     out); else the rows are read undecoded here and decoded deal by deal. ``render``:
-    each entry ``rendered``."""
+    each entry ``rendered``. ``helpers``: the other processes, forked already
+    (``publishing.agenda_helpers``), stopped if not needed."""
     from ledger.logread import close_reader, deal_states, split_spans, stream_split
 
     split = stream_split(ledger)
     workers = _pool_size(split.streams) if split is not None else 1
     if workers > 1:
         try:
-            found = _in_pool(_range_entries, split_spans(workers * 16),
-                             (split, options, render), workers, options["as_of"])
+            if helpers is not None:
+                found = helpers.run(split, options, render)
+            else:
+                found = _in_pool(_range_entries, split_spans(workers * 16),
+                                 (split, options, render), workers, options["as_of"])
         finally:
             close_reader()
         return {deal: entry for deal, entry in found if entry is not None}
+    if helpers is not None:
+        helpers.dismiss()
     return compute_entries(dict(enumerate(deal_states(ledger))), options, given="states",
                            holds=False, render=render)
 
@@ -380,20 +401,29 @@ def _item(deal: str, category: str, day: date | None, d) -> dict[str, Any]:
 
 
 def agenda(ledger: Any, *, deals: Iterable[str] | None = None, cache: str | None = None,
-           render: Render | None = None, **options: Any) -> dict[str, Any]:
+           render: Render | None = None, helpers: Any = None, **options: Any
+           ) -> dict[str, Any]:
     """``agenda_of`` over the ledger's deals (or ``deals``); ``UsageError`` naming an
     unknown deal. With ``cache`` (a file path), each deal's lines are kept there and
     reused while fresh (``publishing.agenda_cache``). With ``render``, the agenda has
     ``lines``, each item as ``render`` prints it, instead of ``items`` (``assemble``):
-    each rendered where its deal is computed, in parallel when there are many."""
+    each rendered where its deal is computed, in parallel when there are many.
+    ``helpers`` (``publishing.agenda_helpers.start_helpers`` of the same options and
+    render): the processes to share every deal with, forked before the ledger was
+    opened; stopped here if not needed."""
     # the rows read and the lines that come back are acyclic and kept to the end: the
     # collector's passes would only walk them again and again (ledger.collector)
-    with paused():
-        return _agenda(ledger, deals, cache, options, render)
+    try:
+        with paused():
+            return _agenda(ledger, deals, cache, options, render, helpers)
+    finally:
+        if helpers is not None:
+            helpers.dismiss()
 
 
 def _agenda(ledger: Any, deals: Iterable[str] | None, cache: str | None,
-            options: dict[str, Any], render: Render | None = None) -> dict[str, Any]:
+            options: dict[str, Any], render: Render | None = None,
+            helpers: Any = None) -> dict[str, Any]:
     from ledger.errors import UsageError
 
     if cache is not None:
@@ -405,7 +435,7 @@ def _agenda(ledger: Any, deals: Iterable[str] | None, cache: str | None,
     elif deals is None and ledger.plain_json:
         # every deal, its rows decoded where it is computed (in the forked workers when
         # there are many, which read their share themselves: the read is theirs)
-        per_deal = every_deal_entries(ledger, options, render)
+        per_deal = every_deal_entries(ledger, options, render, helpers)
     else:
         per_deal = compute_entries(deal_record_lists(ledger, deals), options, records=True,
                                    holds=False, render=render)

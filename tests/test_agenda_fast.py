@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 from datetime import date, timedelta
 
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -286,3 +287,93 @@ def test_a_json_line_is_what_json_dumps_writes(item, accelerated):
                            encoder.c_make_encoder if accelerated else None):
         line = _json_line()
     assert line(item) == json.dumps(item, separators=(",", ":"), ensure_ascii=False)
+
+
+# --- the helpers forked before the ledger is opened ---------------------------------
+
+def _no_child_left() -> bool:
+    """This process has no child, running or waiting to be reaped."""
+    try:
+        os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
+def _pooled(monkeypatch, deals: int = 2) -> None:
+    import publishing.agenda as agenda_module
+
+    monkeypatch.setattr(agenda_module, "POOL_MIN_DEALS", deals)
+    monkeypatch.setattr(agenda_module.os, "cpu_count", lambda: 2)
+
+
+@pytest.fixture(scope="module")
+def six_deals(tmp_path_factory) -> str:
+    from tests.test_agenda_read import _portfolio
+
+    path = str(tmp_path_factory.mktemp("helpers") / "p.db")
+    _portfolio(path, 6)
+    return path
+
+
+def test_helpers_share_the_deals_and_leave_no_process(six_deals, monkeypatch):
+    from tests.cli_support import run
+
+    args = ("agenda", "--db", six_deals, "--as-of", "2005-10-01", "--json")
+    alone = run(*args).stdout   # two cores and 200 deals or more: helpers; else alone
+    _pooled(monkeypatch)
+    import publishing.agenda_helpers as helpers_module
+
+    used = []
+    real = helpers_module.Helpers.run
+
+    def spied(self, *a, **k):
+        used.append(len(self.children))
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(helpers_module.Helpers, "run", spied)
+    shared = run(*args)
+    assert shared.stdout == alone and shared.exit_code == 1 and used == [1]
+    assert _no_child_left()
+    # a ledger of fewer deals than worth sharing: the helper is stopped, not waited for
+    _pooled(monkeypatch, 200)
+    assert run(*args).stdout == alone and used == [1] and _no_child_left()
+    # no ledger there: one line, and the helper stopped
+    _pooled(monkeypatch)
+    res = run("agenda", "--db", six_deals + ".none", "--as-of", "2005-10-01")
+    assert res.exit_code != 0 and res.stderr.count("\n") == 1 and _no_child_left()
+
+
+def test_a_helper_that_fails_leaves_its_share_to_this_process(six_deals, monkeypatch):
+    import publishing.agenda_helpers as helpers_module
+    from tests.cli_support import run
+
+    args = ("agenda", "--db", six_deals, "--as-of", "2005-10-01", "--csv")
+    alone = run(*args).stdout
+    _pooled(monkeypatch)
+
+    def broken(self, wait, closing, *a):
+        os.read(self.taken, 1)   # takes a share of the deals, then fails
+        raise RuntimeError("a helper that fails")
+
+    monkeypatch.setattr(helpers_module.Helpers, "_help", broken)
+    assert run(*args).stdout == alone and _no_child_left()
+
+
+def test_an_altered_row_read_by_a_helper_is_named_on_one_line(tmp_path, monkeypatch):
+    import sqlite3
+
+    from tests.cli_support import run
+    from tests.test_agenda_read import _portfolio
+
+    path = str(tmp_path / "p.db")
+    _portfolio(path, 4)
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE stored_events SET state = ? WHERE rowid = 3", (b"not json",))
+    conn.commit()
+    conn.close()
+    _pooled(monkeypatch)
+    res = run("agenda", "--db", path, "--as-of", "2005-10-01")
+    assert res.exit_code != 0 and res.stdout == "" and res.stderr.count("\n") == 1
+    assert "position 3)" in res.stderr and "deal-ledger verify" in res.stderr
+    assert "Traceback" not in res.output and _no_child_left()
