@@ -17,6 +17,11 @@ position), merged by ``seq``; ``--after-seq`` starts at the chain head of the la
 at or before that seq (found by bisecting the chain head's stream), not at the first row.
 
 An event id may be given as any unique prefix (as git takes a commit's): ``find_event``.
+
+Importing this module does not import the store's library (``ledger.stable`` is imported
+at the first read): the agenda's helpers import it before the store, to read their
+share of the log on a connection of their own (``states_in_range``), which needs only
+``sqlite3``.
 """
 
 from __future__ import annotations
@@ -29,12 +34,11 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
-from .chainhead import CHAIN_ID
 from .seqorder import SeqOrder
 from .errors import InvalidEvent, StoreError, UsageError
-from .stable import StableView, stable_view
 
 if TYPE_CHECKING:
+    from .stable import StableView
     from .store import Ledger
 
 PAGE = 1000  # rows per read: small enough that the first line shows at once
@@ -82,6 +86,19 @@ def _record(state: bytes, where: Any = "?") -> dict[str, Any]:
                      "altered outside deal-ledger; run `deal-ledger verify`")
 
 
+def stable_view(ledger: "Ledger") -> Any:
+    """``ledger.stable.stable_view``: one consistent view of the store (module doc)."""
+    from .stable import stable_view as view
+
+    return view(ledger)
+
+
+def _chain_id() -> Any:
+    from .chainhead import CHAIN_ID
+
+    return CHAIN_ID
+
+
 def _table(view: StableView) -> str:
     return view._events  # the library's event table, as the view reads it
 
@@ -100,7 +117,7 @@ def _chain_head_at(view: StableView, version: int) -> tuple[int, int] | None:
     """``(position, seq)`` of the chain head's row of that version."""
     rows = view._rows(f"SELECT {_position(view)} AS position, state FROM {_table(view)} "
                       "WHERE originator_id = ? AND originator_version = ?",
-                      (view._id(CHAIN_ID), version))
+                      (view._id(_chain_id()), version))
     if not rows:
         return None
     try:
@@ -111,7 +128,7 @@ def _chain_head_at(view: StableView, version: int) -> tuple[int, int] | None:
 
 def _chain_versions(view: StableView) -> int:
     rows = view._rows(f"SELECT MAX(originator_version) AS v FROM {_table(view)} "
-                      "WHERE originator_id = ?", (view._id(CHAIN_ID),))
+                      "WHERE originator_id = ?", (view._id(_chain_id()),))
     return (rows[0]["v"] or 0) if rows else 0
 
 
@@ -173,10 +190,11 @@ def _in_seq_order(view: StableView, position: int, expected: int, skip_to: int =
     decoded: ``None`` stands for it."""
     needles = tuple(f'"type":"{t}"'.encode() for t in types)
     order = SeqOrder(expected)
+    chain_id = _chain_id()
     while page := _rows_after(view, position, PAGE):
         for row in page:
             position = row["position"]
-            if view._convert(row["originator_id"]) == CHAIN_ID:
+            if view._convert(row["originator_id"]) == chain_id:
                 yield from order.drain()  # a batch is closed: what is held goes out
                 continue
             state = bytes(row["state"])
@@ -351,7 +369,7 @@ def deal_states(ledger: "Ledger") -> list[StreamStates]:
     workers: the decoding is most of the read, and the parent never does it)."""
     by_stream: dict[Any, StreamStates] = {}
     with stable_view(ledger) as view:
-        pos, chain = _position(view), view._id(CHAIN_ID)
+        pos, chain = _position(view), view._id(_chain_id())
         position = 0
         while rows := view._rows(f"SELECT {pos} AS position, originator_id, state "
                                  f"FROM {_table(view)} WHERE {pos} > ? ORDER BY {pos} "
@@ -418,7 +436,7 @@ def stream_split(ledger: "Ledger") -> StreamSplit | None:
     if ledger.is_postgres or not ledger.plain_json:
         return None
     with stable_view(ledger) as view:
-        chain = view._id(CHAIN_ID)
+        chain = view._id(_chain_id())
         rows = view._rows(f"SELECT MAX(rowid) AS upto, COUNT(DISTINCT originator_id) AS n, "
                           f"MAX(originator_id = ?) AS chained FROM {_table(view)}", (chain,))
         database = ledger.app.recorder.datastore.pool.db_name
