@@ -28,8 +28,10 @@ class Helpers:
         from ledger.forked import Child
         from ledger.logread import split_spans
 
+        from .agenda import parts
+
         self.day = day
-        self.chunks = split_spans(workers * 16)   # the same for every ledger
+        self.chunks = split_spans(parts(workers))   # the same for every ledger
         self.taken, self.offered = os.pipe()
         self.go: list[int] = []
         self.children: list[Any] = []
