@@ -356,6 +356,7 @@ def deal_names(ledger: "Ledger") -> list[str]:
                        if r.get("type") == "DealOpened" and isinstance(r.get("deal"), str)})
 
 
+_RECORD_KEY = b'"record":'
 StreamStates = list[tuple[int, bytes]]
 """One deal's stored rows, undecoded: ``(position, state)`` in log order."""
 
@@ -390,14 +391,32 @@ STATES_PAGE = 20_000   # rows per read of ``deal_states``: it keeps every row an
 def records_of_states(states: StreamStates) -> list[dict[str, Any]]:
     """One deal's records from its stored rows (``deal_states``), in seq order: decoded
     in one call of the C decoder (the states joined as one JSON array), or row by row
-    when that fails, so that an altered row is named (``_record``)."""
+    when that fails, so that an altered row is named (``_record``).
+
+    Only each state's ``record`` is decoded (a sixth less work than the whole state):
+    the text after its key, the first ``"record":`` in the state (a quote inside a JSON
+    string is escaped, and the keys before it, the library's timestamp and topic, hold
+    no such key), up to the state's closing brace. The record is the state's last key,
+    as the library writes it; were anything after it, the joined text would hold a
+    ``"key":`` inside the array and not decode, and the states are then decoded whole."""
     try:
-        records = [s["record"] for s in json.loads(b"[" + b",".join(s for _, s in states)
-                                                   + b"]")]
-        if not all(type(r) is dict for r in records):
+        parts = []
+        for _, state in states:
+            at = state.find(_RECORD_KEY)
+            if at < 0 or state[-1:] != b"}":
+                raise ValueError
+            parts.append(state[at + len(_RECORD_KEY):-1])
+        records = json.loads(b"[" + b",".join(parts) + b"]")
+        if len(records) != len(states) or not all(type(r) is dict for r in records):
             raise ValueError
-    except (ValueError, KeyError, TypeError):
-        records = [_record(state, position) for position, state in states]
+    except ValueError:
+        try:
+            records = [s["record"] for s in json.loads(b"[" + b",".join(s for _, s in states)
+                                                       + b"]")]
+            if not all(type(r) is dict for r in records):
+                raise ValueError
+        except (ValueError, KeyError, TypeError):
+            records = [_record(state, position) for position, state in states]
     # a stream's rows are written in its order, which is seq order; sorted if not (the
     # check in C: sorting a sorted list is one pass)
     seqs = [r.get("seq") for r in records]

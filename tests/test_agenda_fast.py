@@ -377,3 +377,26 @@ def test_an_altered_row_read_by_a_helper_is_named_on_one_line(tmp_path, monkeypa
     assert res.exit_code != 0 and res.stdout == "" and res.stderr.count("\n") == 1
     assert "position 3)" in res.stderr and "deal-ledger verify" in res.stderr
     assert "Traceback" not in res.output and _no_child_left()
+
+
+def test_records_decoded_alone_or_with_their_states_are_the_same():
+    # ledger.logread.records_of_states decodes only each state's record; a state of
+    # another shape (a key after the record, a "record" key nested before it, none) is
+    # decoded whole, and an altered one is named as before
+    import json
+
+    from ledger.errors import StoreError
+    from ledger.logread import records_of_states
+
+    def state(seq: int, before: str = "", after: str = "") -> bytes:
+        record = json.dumps({"deal": "a", "seq": seq, "data": {"note": '"record": {'}})
+        return f'{{"timestamp":{{"_data_":"x"}}{before},"record":{record}{after}}}'.encode()
+
+    plain = [state(1), state(2)]
+    expected = [{"deal": "a", "seq": n, "data": {"note": '"record": {'}} for n in (1, 2)]
+    for states in (plain, [state(1), state(2, after=',"more":{"record":1}')],
+                   [state(1, before=',"x":{"record":{"seq":9}}'), state(2)],
+                   [state(1, after=',"z":[1]'), state(2, after=',"y":{}')]):
+        assert records_of_states(list(enumerate(states))) == expected, states
+    with pytest.raises(StoreError, match=r"position 1\)"):
+        records_of_states([(0, plain[0]), (1, b'{"timestamp":1,"other":{}}')])
