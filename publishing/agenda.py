@@ -249,8 +249,11 @@ def _in_pool(task: Any, chunks: list[Any], work: tuple[Any, ...], workers: int,
     try:
         offer(offered, len(chunks))
         offered = -1
-        children = [Child(lambda: share(task, chunks, taken), collect=False)
-                    for _ in range(workers - 1)]
+        for _ in range(workers - 1):
+            try:
+                children.append(Child(lambda: share(task, chunks, taken), collect=False))
+            except OSError:   # no more processes to be had: fewer share the chunks
+                break
         found = gather(task, chunks, share(task, chunks, taken), children)
         children = []
         return found

@@ -35,15 +35,21 @@ class Helpers:
         self.taken, self.offered = os.pipe()
         self.go: list[int] = []
         self.children: list[Any] = []
-        for _ in range(workers - 1):
-            wait, go = os.pipe()
-            self.go.append(go)
-            # a helper keeps only the read ends: it holds none of the pipes open for writing,
-            # so that it sees their end when this process closes them
-            closing = [self.offered, *self.go]
-            self.children.append(Child(lambda wait=wait, closing=closing: self._help(
-                wait, closing, options, render), collect=False))
-            os.close(wait)
+        try:
+            for _ in range(workers - 1):
+                wait, go = os.pipe()
+                self.go.append(go)
+                # a helper keeps only the read ends: it holds none of the pipes open for
+                # writing, so that it sees their end when this process closes them
+                closing = [self.offered, *self.go]
+                try:
+                    self.children.append(Child(lambda wait=wait, closing=closing: self._help(
+                        wait, closing, options, render), collect=False))
+                finally:
+                    os.close(wait)
+        except OSError:   # no more processes or pipes to be had: none of them, then
+            self.dismiss()
+            raise
 
     def _help(self, wait: int, closing: list[int], options: dict[str, Any],
               render: Any) -> dict[int, Any] | None:
@@ -104,4 +110,9 @@ def start_helpers(day: date, options: dict[str, Any], render: Any) -> Helpers | 
     from .agenda import POOL_MIN_DEALS, _pool_size
 
     workers = _pool_size(POOL_MIN_DEALS)
-    return Helpers(workers, day, options, render) if workers > 1 else None
+    if workers < 2:
+        return None
+    try:
+        return Helpers(workers, day, options, render)
+    except OSError:   # no process could be forked: this one computes every deal
+        return None

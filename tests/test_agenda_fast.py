@@ -400,3 +400,17 @@ def test_records_decoded_alone_or_with_their_states_are_the_same():
         assert records_of_states(list(enumerate(states))) == expected, states
     with pytest.raises(StoreError, match=r"position 1\)"):
         records_of_states([(0, plain[0]), (1, b'{"timestamp":1,"other":{}}')])
+
+
+def test_no_process_to_fork_means_this_one_computes_every_deal(six_deals, monkeypatch):
+    from tests.cli_support import run
+
+    args = ("agenda", "--db", six_deals, "--as-of", "2005-10-01", "--json")
+    alone = run(*args).stdout
+    _pooled(monkeypatch)
+
+    def refused():
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", refused)
+    assert run(*args).stdout == alone and _no_child_left()
