@@ -75,33 +75,105 @@ def agenda(deals: tuple[str, ...], from_: str | None, days: int | None,
 
 def _agenda(db: str, deals: tuple[str, ...], cache: str | None, day, start, days,
             business_days, moment, chosen, as_json: bool, as_csv: bool) -> None:
-    from publishing.agenda import CSV_FIELDS
     from publishing.agenda import agenda as build
 
-    with open_ledger(db) as ledger:
-        result = build(ledger, deals=deals or None, cache=cache, as_of=day, start=start,
-                       days=days, business_days=business_days, known_at=moment,
-                       interpretations=chosen)
-    if as_json:
+    from .common import _stdout_is_terminal
+
+    # each line printed where its deal is computed (in the workers, when there are many),
+    # as it would be printed here from the whole agenda; indented JSON for a person at a
+    # terminal is printed from the whole agenda
+    indented = as_json and _stdout_is_terminal()
+    render = None if indented else _renderer(as_json, as_csv)
+    options = dict(as_of=day, start=start, days=days, business_days=business_days,
+                   known_at=moment, interpretations=chosen)
+    helpers = None
+    if not deals and cache is None:   # every deal: the other cores start on the engines
+        from publishing.agenda_helpers import start_helpers
+
+        helpers = start_helpers(day, options, render)
+    try:
+        with open_ledger(db) as ledger:
+            result = build(ledger, deals=deals or None, cache=cache, render=render,
+                           helpers=helpers, **options)
+    finally:
+        if helpers is not None:
+            helpers.dismiss()
+    if indented:
         print_json(result)
+    elif as_json:   # what print_json prints of the whole agenda, its items last
+        import json
+
+        head = json.dumps({k: v for k, v in result.items() if k != "lines"},
+                          separators=(",", ":"), ensure_ascii=False)
+        click.echo(f'{head[:-1]},"items":[{",".join(result["lines"])}]}}')
     elif as_csv:
-        import csv
+        from publishing.agenda import CSV_FIELDS
 
-        writer = csv.DictWriter(sys.stdout, fieldnames=CSV_FIELDS, extrasaction="ignore",
-                                lineterminator="\n")
-        from publishing.pack import csv_safe
-
-        writer.writeheader()   # text cells made safe from spreadsheet formulas, as in packs
-        writer.writerows({k: csv_safe(v) if isinstance(v, str) else v for k, v in i.items()}
-                         for i in result["items"])
+        header = _csv_row()(dict(zip(CSV_FIELDS, CSV_FIELDS)))   # as DictWriter.writeheader
+        sys.stdout.write(header + "".join(result["lines"]))
     else:
         click.echo(f"Agenda from {result['from']} to {result['to']} (as of {result['as_of']}): "
-                   f"{result['overdue']} overdue, {len(result['items'])} lines")
-        width = _width()
-        for i in result["items"]:
-            click.echo(agenda_line(i, width))
+                   f"{result['overdue']} overdue, {len(result['lines'])} lines")
+        if result["lines"]:
+            click.echo("\n".join(result["lines"]))
     if result["overdue"]:
         sys.exit(1)
+
+
+def _renderer(as_json: bool, as_csv: bool):
+    """How one agenda item is printed: compact JSON (as ``print_json`` writes it into a
+    pipe or a file), a CSV row (the fields ``CSV_FIELDS``, text cells made safe from
+    spreadsheet formulas, as in packs), or a line (``agenda_line``, wrapped to the
+    terminal's width)."""
+    if as_json:
+        return _json_line()
+    if as_csv:
+        from publishing.pack import csv_safe
+
+        line = _csv_row()
+
+        def row(item: dict) -> str:
+            return line({k: csv_safe(v) if isinstance(v, str) else v for k, v in item.items()})
+
+        return row
+    width = _width()
+    return lambda item: agenda_line(item, width)
+
+
+def _json_line():
+    """One item as ``json.dumps(item, separators=(",", ":"), ensure_ascii=False)`` writes
+    it, by the C encoder made once: ``json.dumps`` with options makes a new encoder, and
+    a new C encoder inside it, at each call (a third of the cost of a line)."""
+    import json
+    from json import encoder
+
+    plain = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+    if encoder.c_make_encoder is None:   # a Python without the C accelerator
+        return plain.encode
+    # as JSONEncoder.iterencode makes it: no circular check (a line is a flat dict)
+    made = encoder.c_make_encoder(None, plain.default, encoder.encode_basestring, None,
+                                  ":", ",", False, False, True)
+    return lambda item: "".join(made(item, 0))
+
+
+def _csv_row():
+    """A function of an item: its CSV row as ``csv.DictWriter(..., extrasaction="ignore",
+    lineterminator="\\n")`` writes it (its ``CSV_FIELDS``, a missing one empty)."""
+    import csv
+    import io
+
+    from publishing.agenda import CSV_FIELDS
+
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+
+    def row(item: dict) -> str:
+        out.seek(0)
+        out.truncate()
+        writer.writerow([item.get(k, "") for k in CSV_FIELDS])
+        return out.getvalue()
+
+    return row
 
 
 @cli.command()

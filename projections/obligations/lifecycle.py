@@ -9,6 +9,9 @@ from decimal import Decimal
 from typing import Any, Mapping
 
 STATES = ("upcoming", "due", "fulfilled", "violated", "cured", "excused", "discharged")
+OPEN = frozenset(("upcoming", "due", "violated"))
+"""The states of an obligation still to be performed on its ``as_of``: what the agenda
+lists (``outlook(..., open_only=True)``)."""
 ONE_DAY = timedelta(days=1)
 
 

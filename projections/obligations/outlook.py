@@ -22,7 +22,7 @@ from ledger.stored import REGISTRATION_RIGHTS, Event
 from projections.interpretations import resolve
 from projections.timeline import Timeline, build_timeline
 
-from .lifecycle import ONE_DAY, Duty
+from .lifecycle import ONE_DAY, OPEN, Duty
 
 LIMIT_CLAUSES = {"single_period": ("RRA §3(a)(iv)(A)", "its own 45 days (60 if material)"),
                  "window": ("RRA §4(b)(i)", "45 (60) suspended days in any 90"),
@@ -53,9 +53,12 @@ class Outlook:
 
 def outlook(events: Iterable[Event], *, as_of: date, start: date | None = None,
             known_at: datetime | None = None,
-            interpretations: Mapping[str, str] | None = None) -> Outlook:
+            interpretations: Mapping[str, str] | None = None,
+            open_only: bool = False) -> Outlook:
     """The deal's obligations on ``as_of`` and what is at risk from ``start`` (default
-    ``as_of``), as known at ``known_at``."""
+    ``as_of``), as known at ``known_at``. ``open_only``: only the obligations still open
+    on ``as_of`` (upcoming, due, violated: the agenda's), the others not made; the
+    risks are the same."""
     readings = resolve(interpretations)
     timeline = build_timeline(events, as_of, known_at)
     start = start or as_of
@@ -65,7 +68,7 @@ def outlook(events: Iterable[Event], *, as_of: date, start: date | None = None,
         from .registration import registration_duties
 
         r = compute(timeline, readings)
-        duties = registration_duties(r, timeline)
+        duties = registration_duties(r, timeline, open_only=open_only)
         ahead = None
         if r.in_default:   # what the next payment comes to if nothing is cured before it
             nxt = next((p for p in r.payments if p.period.paid_on >= start), None)
@@ -80,6 +83,8 @@ def outlook(events: Iterable[Event], *, as_of: date, start: date | None = None,
         from .letter import exercises_of, true_up_duties
 
         duties = true_up_duties(exercises_of(replay(timeline, readings)))
+        if open_only:
+            duties = [d for d in duties if d.state in OPEN]
         risks = []
     return Outlook(timeline.deal, timeline.kind, timeline, readings, tuple(duties),
                    tuple(sorted(risks, key=lambda k: (k.day, k.key))))

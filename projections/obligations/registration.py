@@ -22,7 +22,7 @@ from projections.registration.engine import Registration
 from projections.registration.suspensions import SuspensionPeriod, breaches
 from projections.timeline import Timeline
 
-from .lifecycle import ONE_DAY, Duty, deadline_state, pending
+from .lifecycle import ONE_DAY, OPEN, Duty, deadline_state, pending
 
 COMPANY, HOLDER = "Company", "Holder"
 DEFAULT_KINDS = ("(iii)", "(iv)(A)", "(iv)(B)")
@@ -37,14 +37,16 @@ def _triggered(defaults: Iterable[RegistrationDefault]) -> tuple[str, ...]:
 
 def _from_deadline(o: deadlines.Obligation, key: str, kind: str, t: Timeline, as_of: date, *,
                    party: str = COMPANY, triggered: tuple[str, ...] = (),
-                   triggers: str | None = None) -> Duty:
+                   triggers: str | None = None, open_only: bool = False) -> Duty | None:
     """An engine deadline (met / missed / open / excused) as a lifecycle: met = fulfilled
     by the event that did it (the last of its events); done late = cured; not done =
     upcoming, due or violated by ``as_of``; excused as the engine found (RRA §2(b)
-    provisos)."""
+    provisos). ``None`` with ``open_only`` when it is not open (``OPEN``)."""
     assert o.due is not None
     done_on = o.met_on or o.late_on
     state, since, violated = deadline_state(o.due, done_on, as_of)
+    if open_only and (state not in OPEN or o.status == "excused"):
+        return None
     by_event = o.events[-1] if done_on is not None else None
     done = t.by_id.get(by_event) if by_event is not None else None
     by = f"{done.type} on {done.date}" if done is not None else None
@@ -59,7 +61,7 @@ def _from_deadline(o: deadlines.Obligation, key: str, kind: str, t: Timeline, as
                 if o.basis.arithmetic else o.basis.rule)
 
 
-def shelf_filing(r: Registration, t: Timeline) -> list[Duty]:
+def shelf_filing(r: Registration, t: Timeline, open_only: bool = False) -> list[Duty]:
     """RRA §2(a)(i) file the Shelf Registration Statement by the Shelf Filing Deadline;
     §2(a)(ii) have it declared effective by the Effectiveness Target Date. A violation is
     Registration Default (i) / (ii) (RRA §3(a)), cured by the filing / effectiveness."""
@@ -68,8 +70,8 @@ def shelf_filing(r: Registration, t: Timeline) -> list[Duty]:
     for o, key, kind in ((filing, "file-shelf", "(i)"), (effective, "shelf-effective", "(ii)")):
         out.append(_from_deadline(
             o, key, key, t, r.as_of, triggered=_triggered(d for d in r.defaults if d.kind == kind),
-            triggers=f"Registration Default {kind} (RRA §3(a){kind})"))
-    return out
+            triggers=f"Registration Default {kind} (RRA §3(a){kind})", open_only=open_only))
+    return [d for d in out if d is not None]
 
 
 def keep_effective(r: Registration) -> list[Duty]:
@@ -108,13 +110,15 @@ def keep_effective(r: Registration) -> list[Duty]:
     return [Duty(state="due", since=shelf.effective_on, **common)]
 
 
-def cure_unusable(r: Registration, t: Timeline) -> list[Duty]:
+def cure_unusable(r: Registration, t: Timeline, open_only: bool = False) -> list[Duty]:
     """RRA §3(a)(iii): a shelf that ceases to be effective or usable during the
     Effectiveness Period must be cured within five Business Days, "except as provided in
     Section 4(b)(i)" (days inside a permitted Suspension Period: ``excused``). The due day
     is the engine's last compliant day of default (iii); a cure by then fulfils it (the
     ShelfUsable), a later cure cures the default; outside the Effectiveness Period no
     default arises (``discharged``)."""
+    if not r.shelf.unusable:
+        return []
     permitted = permitted_suspension(r.suspensions, r.breaches, r.as_of)
     found, _ = unusable_defaults(r.shelf, r.terms, t.calendar, r.readings, r.as_of, permitted)
     out = []
@@ -185,15 +189,19 @@ def room(periods: Sequence[SuspensionPeriod], start: date, material: bool,
     return out
 
 
-def end_suspensions(r: Registration) -> list[Duty]:
+def end_suspensions(r: Registration, open_only: bool = False) -> list[Duty]:
     """RRA §4(b)(i), §3(a)(iv): each Suspension Period must end within the Company's right
     to suspend: by its 45th (60th with a material transaction) day, and within 45 (60) in
     any 90 days and 90 in any 360. Due: the last day every limit allows (for a period
     still open, as if it ran on); ended by then = fulfilled by the SuspensionEnded; later =
-    cured, with the Registration Defaults it triggered."""
+    cured, with the Registration Defaults it triggered. With ``open_only``, only the
+    periods still open: one that has ended is fulfilled or cured, whatever its due day."""
     limits = r.terms.suspension_limits
     out = []
     for n, p in enumerate(r.suspensions, 1):
+        if open_only and (p.end is not None or r.shelf.period_end is not None
+                          and r.shelf.period_end <= r.as_of):
+            continue
         allowed = room(r.suspensions, p.start, p.material_transaction, r)
         due = min(d for d, _ in allowed.values()) if allowed else p.last_permitted_day(limits)
         mine = [d for d in r.defaults if d.kind in DEFAULT_KINDS
@@ -235,7 +243,7 @@ def _ordinal_keys(prefix: str, groups: Sequence[str]) -> list[str]:
     return out
 
 
-def notices(r: Registration, t: Timeline) -> list[Duty]:
+def notices(r: Registration, t: Timeline, open_only: bool = False) -> list[Duty]:
     """RRA §3(b) notify the Trustee within two Business Days after each default date;
     RRA §4(b)(iii) advise the selling Holders within five Business Days of a filing,
     effectiveness, amendment or stop order. A miss triggers no Additional Interest."""
@@ -246,37 +254,44 @@ def notices(r: Registration, t: Timeline) -> list[Duty]:
         if (d.kind, d.default_date, d.events) not in seen:
             seen.add((d.kind, d.default_date, d.events))
             kinds.append(d.kind)
-    out = [_from_deadline(o, k, "notify-trustee", t, r.as_of)
+    out = [_from_deadline(o, k, "notify-trustee", t, r.as_of, open_only=open_only)
            for o, k in zip(trustee, _ordinal_keys("notify-trustee", kinds))]
     advise = r.by_rule["advise"]     # deadlines.advise_holders
     triggers = []
     for o in advise:
         e = t.by_id[o.events[0]]
         triggers.append(e.type + (f"-{e.data['kind']}" if e.type == "AmendmentFiled" else ""))
-    out += [_from_deadline(o, k, "advise-holders", t, r.as_of)
+    out += [_from_deadline(o, k, "advise-holders", t, r.as_of, open_only=open_only)
             for o, k in zip(advise, _ordinal_keys("advise-holders", triggers))]
-    return out
+    return [d for d in out if d is not None]
 
 
-def questionnaires(r: Registration, t: Timeline) -> list[Duty]:
+def questionnaires(r: Registration, t: Timeline, open_only: bool = False) -> list[Duty]:
     """RRA §2(b), §4(d): each Holder asked delivers its Questionnaire by the 20th Business
     Day after the request (a Holder's obligation; a miss costs its Additional Interest,
     RRA §3(a), and obliges the Company to an amendment if it arrives late); the Company
     files an amendment naming a late Holder within 10 Business Days of receipt, unless a
     proviso excuses it."""
-    asked = deadlines.questionnaire_deadlines(r.questionnaires, r.terms, r.as_of)
+    # with open_only, worked out again (with its arithmetic in words, not the engine's
+    # Business-Day steps) only if the engine's own found one of them still open
+    asked = [] if open_only and not any(
+        deadline_state(o.due, o.met_on or o.late_on, r.as_of)[0] in OPEN
+        for o in r.by_rule["questionnaire"]) else deadlines.questionnaire_deadlines(
+        r.questionnaires, r.terms, r.as_of)
     out = [_from_deadline(o, k, "questionnaire", t, r.as_of, party=HOLDER,
                           triggered=(f"{o.holder} not entitled to Additional Interest while "
-                                     f"it has not delivered (RRA §3(a))",))
+                                     f"it has not delivered (RRA §3(a))",),
+                          open_only=open_only)
            for o, k in zip(asked, _ordinal_keys("questionnaire", [o.holder or "" for o in asked]))]
     late = r.by_rule["late_amendments"]   # amendments.late_questionnaire_amendments
-    out += [_from_deadline(o, k, "late-questionnaire-amendment", t, r.as_of)
+    out += [_from_deadline(o, k, "late-questionnaire-amendment", t, r.as_of,
+                           open_only=open_only)
             for o, k in zip(late, _ordinal_keys("late-questionnaire-amendment",
                                                 [o.holder or "" for o in late]))]
-    return out
+    return [d for d in out if d is not None]
 
 
-def payments(r: Registration, t: Timeline) -> list[Duty]:
+def payments(r: Registration, t: Timeline, open_only: bool = False) -> list[Duty]:
     """RRA §3(a), §3(b): each Holder's Additional Interest for each Interest Payment Date,
     payable on it (rolled to the next Business Day). ``upcoming`` while the period accrues
     or before the day; ``due`` on it; ``fulfilled`` when paid in full by then, ``cured``
@@ -304,9 +319,6 @@ def payments(r: Registration, t: Timeline) -> list[Duty]:
             if a.amount == 0 and paid == 0 and ent.entitled and not a.forfeited:
                 continue
             mine = tuple(paid_by.get(h, ()))
-            extra = ent.events + mine
-            events = tuple(dict.fromkeys(a.events + extra)) if extra else a.events
-            interps = ent.interpretations + (("conversion_forfeits",) if a.forfeited else ())
             st = pay.statuses.get(h, "accruing")
             state, since, by, by_event, violated, cured = pending_state, pending_since, \
                 None, None, None, None
@@ -324,6 +336,11 @@ def payments(r: Registration, t: Timeline) -> list[Duty]:
                 cured = last_paid if state == "cured" else None
             elif state == "violated":
                 violated, triggered = since, (f"{a.amount - paid} unpaid",)
+            if open_only and state not in OPEN:
+                continue
+            extra = ent.events + mine
+            events = tuple(dict.fromkeys(a.events + extra)) if extra else a.events
+            interps = ent.interpretations + (("conversion_forfeits",) if a.forfeited else ())
             # positional: a thousand Holders per date
             out.append(Duty(key + h, "pay-additional-interest", f"pay {h}{what}",
                             "RRA §3(a), §3(b)", COMPANY, period.paid_on, state, since, by,
@@ -374,8 +391,14 @@ def waived(duties: list[Duty], r: Registration, t: Timeline) -> list[Duty]:
     return out
 
 
-def registration_duties(r: Registration, t: Timeline) -> list[Duty]:
-    """Every RRA obligation of the deal with its state on ``r.as_of``."""
-    return waived(shelf_filing(r, t) + keep_effective(r) + cure_unusable(r, t)
-                  + end_suspensions(r) + notices(r, t) + questionnaires(r, t)
-                  + payments(r, t), r, t)
+def registration_duties(r: Registration, t: Timeline, *, open_only: bool = False
+                        ) -> list[Duty]:
+    """Every RRA obligation of the deal with its state on ``r.as_of``. With
+    ``open_only``, only those still open on it (``OPEN``: the agenda's), in the same
+    order, the others not made (nor, for a Suspension Period that has ended, its due day
+    worked out): equal to the whole list filtered (tests/test_agenda_fast.py)."""
+    found = waived(shelf_filing(r, t, open_only) + keep_effective(r)
+                   + cure_unusable(r, t, open_only) + end_suspensions(r, open_only)
+                   + notices(r, t, open_only) + questionnaires(r, t, open_only)
+                   + payments(r, t, open_only), r, t)
+    return [d for d in found if d.state in OPEN] if open_only else found
