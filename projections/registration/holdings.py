@@ -12,12 +12,22 @@ after that date.
 Which lots an event takes from (a reading of ours, not the contract's): Transfer
 Restricted Securities first, then Notes already sold under the shelf; within each, the
 earliest issued first.
+
+Only Additional Interest asks which Notes (its claims on a record date, ``fates``):
+every other reader asks how much a Holder holds, Transfer Restricted or not. So the
+position events are first *tallied* (``_Tally``: per Holder, TRS principal and other
+principal, taken TRS first as the lots are), and the lots (``_Book``) are made only as
+far as a claim needs them, on first ask (``Holdings.settle``). The tally answers only
+when every principal of the deal is written to the same decimal places, so that its sums
+are the lots' sums digit for digit (``Decimal("5.00")`` is not ``Decimal("5")`` in an
+explanation's arithmetic); otherwise the lots are made at once and answer everything.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from heapq import heappop, heappush
+from operator import attrgetter
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -91,27 +101,27 @@ class Lot:
 
 
 class Snapshot:
-    """What each Holder held at the end of day ``on`` (after ``mark`` events): per Holder
-    its lots and, in the same order, each lot's principal then (kept as two tuples, and
-    paired only when read: a deal with thousands of transfers has thousands of lots at
-    each record date).
+    """What each Holder held at the end of day ``on`` (after ``mark`` events).
 
-    The table is read back from the lots when first asked for (``_Book.table``): a
-    report reads the Holders of a few of its forty record dates (the periods that
-    accrue, ``as_of``), and copying every Holder that moved at each of them was a third
-    of the holdings' cost."""
+    ``held``: per Holder its lots and, in the same order, each lot's principal then
+    (kept as two tuples, and paired only when read), read back from the lots when first
+    asked for (``_Book.table``; a report reads the lots of a few of its forty record
+    dates, the periods that accrue). ``notes``, ``trs``, ``holders`` and
+    ``holders_of_trs`` are answered from the tally's sums at that day when there are
+    any (``_Tally``), else from ``held``."""
 
-    __slots__ = ("on", "mark", "_book", "_held")
+    __slots__ = ("on", "mark", "_book", "_held", "_sums")
 
     def __init__(self, on: date, mark: int,
-                 held: "Mapping[str, tuple[tuple[Lot, ...], tuple[Decimal, ...]]] | _Book"
-                 ) -> None:
+                 held: "Mapping[str, tuple[tuple[Lot, ...], tuple[Decimal, ...]]] | _Lots",
+                 sums: "tuple[dict[str, Decimal], dict[str, Decimal]] | None" = None) -> None:
         self.on = on
         self.mark = mark
-        if isinstance(held, _Book):
+        if isinstance(held, _Lots):
             self._book, self._held = held, None
         else:
             self._book, self._held = None, held
+        self._sums = sums
 
     @property
     def held(self) -> Mapping[str, tuple[tuple[Lot, ...], tuple[Decimal, ...]]]:
@@ -137,16 +147,35 @@ class Snapshot:
 
     def notes(self, holder: str) -> Decimal:
         """Principal of Notes outstanding held (Transfer Restricted or not)."""
+        if self._sums is not None:
+            trs, other = self._sums
+            total = trs.get(holder, _ZERO) + other.get(holder, _ZERO)
+            return total if total else _ZERO   # no lot: Decimal(0), as the lots' sum
         return sum(self.held.get(holder, ((), ()))[1], Decimal(0))
 
     def trs(self, holder: str) -> Decimal:
         """Principal of Notes held that are still Transfer Restricted Securities."""
+        if self._sums is not None:
+            return self._sums[0].get(holder, _ZERO) or _ZERO
         lots, amounts = self.held.get(holder, ((), ()))
         return sum([p for lot, p in zip(lots, amounts) if lot.trs_until is None], Decimal(0))
 
+    def holders(self) -> tuple[str, ...]:
+        """The Holders holding any Note, in the order they were first given one (the
+        order of ``held``)."""
+        if self._sums is not None:
+            trs, other = self._sums
+            return tuple([h for h, t in trs.items() if t or other[h]])
+        return tuple(self.held)
+
     def holders_of_trs(self) -> tuple[str, ...]:
         """RRA §1 "Holder": a Person who owns Transfer Restricted Securities."""
+        if self._sums is not None:
+            return tuple(sorted(h for h, t in self._sums[0].items() if t > 0))
         return tuple(sorted(h for h in self.held if self.trs(h) > 0))
+
+
+_ZERO = Decimal(0)
 
 
 @dataclass(frozen=True)
@@ -158,16 +187,52 @@ class Conversion:
     event: str
 
 
-@dataclass(frozen=True)
 class Holdings:
-    snapshots: Mapping[date, Snapshot]
-    ended: tuple[Lot, ...]                               # converted or retired lots
-    conversions: tuple[Conversion, ...]
-    # at the end of each day with a position event, in date order: TRS principal, shares
-    trs_steps: tuple[tuple[date, Decimal, int], ...]
-    # per Holder, its position events in timeline order: (their dates, their ids)
-    holder_index: Mapping[str, tuple[tuple[date, ...], tuple[str, ...]]]
-    problems: tuple[str, ...]
+    """The Holders over time: snapshots at the days asked for, conversions, the TRS
+    totals by day, each Holder's position events, problems; the lots (``ended``, a
+    snapshot's ``held``) are made on first ask, as far as asked (``settle``)."""
+
+    __slots__ = ("snapshots", "conversions", "trs_steps", "holder_index", "problems",
+                 "_lots")
+
+    def __init__(self, snapshots: Mapping[date, Snapshot], conversions: tuple[Conversion, ...],
+                 trs_steps: tuple[tuple[date, Decimal, int], ...],
+                 holder_index: Mapping[str, tuple[tuple[date, ...], tuple[str, ...]]],
+                 problems: tuple[str, ...], lots: "_Lots") -> None:
+        self.snapshots = snapshots
+        self.conversions = conversions
+        # at the end of each day with a position event, in date order: TRS principal, shares
+        self.trs_steps = trs_steps
+        # per Holder, its position events in timeline order: (their dates, their ids)
+        self.holder_index = holder_index
+        self.problems = problems
+        self._lots = lots
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Holdings):
+            return NotImplemented
+        return ((self.snapshots, self.ended, self.conversions, self.trs_steps,
+                 self.holder_index, self.problems)
+                == (other.snapshots, other.ended, other.conversions, other.trs_steps,
+                    other.holder_index, other.problems))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @property
+    def ended(self) -> tuple[Lot, ...]:
+        """Every converted or retired lot (all the lots made)."""
+        return self.settle(date.max)
+
+    def settle(self, day: date) -> tuple[Lot, ...]:
+        """Make the lots through the end of ``day`` and of the last conversion or
+        retirement, at least; the converted or retired lots made by then (all of them).
+
+        Enough for the claims of an interest period whose payable day is ``day``
+        (``interest._claimed``): a lot split off later by a transfer has its parent's
+        issue day, its shelf-sale day (if any) is after the period, and it is neither
+        converted nor retired, so it accrues and is owed exactly as its parent's Notes
+        do; the lots of the record date hold, then, what their later fates hold."""
+        return self._lots.settle(day)
 
     @property
     def holder_events(self) -> dict[str, tuple[tuple[date, str], ...]]:
@@ -393,36 +458,178 @@ class _Book:
         return held
 
 
-def build_holdings(events: Sequence[Event], snapshot_days: Iterable[date]) -> Holdings:
+class _Lots:
+    """The lots of a deal's position events, made on first ask and only as far as asked:
+    ``book`` has applied the first ``book.applied`` of ``events``."""
+
+    __slots__ = ("events", "last_end", "book")
+
+    def __init__(self, events: list[Event], last_end: date | None) -> None:
+        self.events = events              # the position events, in timeline order
+        self.last_end = last_end          # the day of the last conversion or retirement
+        self.book = _Book()
+
+    def through(self, count: int) -> _Book:
+        """The book after the first ``count`` events."""
+        book = self.book
+        done = book.applied
+        if count > done:
+            apply, events = book.apply, self.events
+            for k in range(done, count):
+                apply(events[k], k + 1)
+            book.applied = count
+        return book
+
+    def table(self, mark: int) -> dict[str, tuple[tuple[Lot, ...], tuple[Decimal, ...]]]:
+        return self.through(mark).table(mark)
+
+    def settle(self, day: date) -> tuple[Lot, ...]:
+        """``Holdings.settle``."""
+        if self.last_end is not None and self.last_end > day:
+            day = self.last_end
+        return tuple(self.through(bisect_right(self.events, day, key=_DATE)).ended)
+
+
+_DATE = attrgetter("date")
+
+
+class _Tally:
+    """Per Holder, the principal it holds that is Transfer Restricted (``trs``) and not
+    (``other``), as the position events are applied in timeline order: what ``_Book``
+    holds, summed, without the lots. An event takes as the book does (TRS first), so a
+    Holder's TRS and other principal are the sums of its TRS and other lots; a problem is
+    the book's, word for word. ``uniform`` stays true while every principal has the
+    first one's decimal places (``Decimal.same_quantum``): only then are the sums the
+    lots' sums digit for digit."""
+
+    def __init__(self) -> None:
+        self.trs: dict[str, Decimal] = {}       # in the order Holders were first given Notes
+        self.other: dict[str, Decimal] = {}
+        self.trs_total = _ZERO
+        self.shares_total = 0
+        self.conversions: list[Conversion] = []
+        self.problems: list[str] = []
+        self.index: dict[str, tuple[list[date], list[str]]] = {}   # Holder -> dates, ids
+        self.last_end: date | None = None
+        self.quantum: Decimal | None = None
+        self.uniform = True
+
+    def take(self, holder: str, amount: Decimal, e: Event) -> tuple[Decimal, Decimal]:
+        """``amount`` off ``holder``: (from its TRS principal, from the rest)."""
+        trs = self.trs.get(holder, _ZERO)
+        if trs >= amount:
+            self.trs[holder] = trs - amount
+            return amount, _ZERO
+        left = amount - trs
+        other = self.other.get(holder, _ZERO)
+        part = other if other < left else left
+        left -= part
+        if holder in self.trs:
+            self.trs[holder] = trs - trs
+            self.other[holder] = other - part
+        if left > 0:
+            self.problems.append(f"{e.type} {e.id}: {holder} holds {amount - left} of the "
+                                 f"{amount} principal it moves; the rest is ignored")
+        return trs, part
+
+    def give(self, holder: str, trs: Decimal, other: Decimal) -> None:
+        if holder in self.trs:
+            self.trs[holder] += trs
+            self.other[holder] += other
+        else:
+            self.trs[holder] = _ZERO + trs
+            self.other[holder] = _ZERO + other
+
+    def note(self, holder: str, e: Event) -> None:
+        found = self.index.get(holder)
+        if found is None:
+            found = self.index[holder] = ([], [])
+        found[0].append(e.date)
+        found[1].append(e.id)
+
+    def apply(self, e: Event) -> None:
+        """One position event, as ``_Book.apply`` applies it."""
+        data = e.data
+        kind = e.type
+        amount = data["principal"]
+        if self.uniform:
+            if self.quantum is None:
+                self.quantum = amount
+                self.uniform = amount.as_tuple().exponent <= 0
+            elif not amount.same_quantum(self.quantum):
+                self.uniform = False
+        if kind == "NotesTransferred":
+            seller, to = data["from_holder"], data["to_holder"]
+            trs, other = self.take(seller, amount, e)
+            if trs or other:
+                if data.get("under_shelf", False):   # TRS (A): no longer Transfer Restricted
+                    self.give(to, _ZERO, trs + other)
+                    self.trs_total -= trs
+                else:
+                    self.give(to, trs, other)
+            self.note(seller, e)
+            self.note(to, e)
+        elif kind == "NotesIssued":
+            self.give(data["holder"], amount, _ZERO)
+            self.trs_total += amount
+            self.note(data["holder"], e)
+        elif kind in ("NotesConverted", "NotesRetired"):
+            holder = data["holder"]
+            trs, _ = self.take(holder, amount, e)
+            self.trs_total -= trs
+            self.last_end = e.date
+            if kind == "NotesConverted":
+                self.conversions.append(Conversion(holder, amount, data["shares"], e.date,
+                                                   e.id))
+                self.shares_total += data["shares"]
+            self.note(holder, e)
+
+
+def build_holdings(events: Sequence[Event], snapshot_days: Iterable[date], *,
+                   tally: bool = True) -> Holdings:
     """Apply the position events (RRA §1 "Transfer Restricted Securities" (A), (B)) in
-    timeline order; snapshot the Holders at the end of each of ``snapshot_days``."""
-    book = _Book()
+    timeline order; snapshot the Holders at the end of each of ``snapshot_days``. The
+    position events are tallied (``_Tally``) and their lots made when first asked for;
+    ``tally=False`` (or a deal whose principals are not all written alike) makes every
+    lot at once and answers every snapshot from them, the plain way."""
+    count = _Tally()
     days = sorted(set(snapshot_days))
     n_days = len(days)
-    snapshots: dict[date, Snapshot] = {}
+    marks: list[tuple[date, int, tuple[dict[str, Decimal], dict[str, Decimal]]]] = []
     steps: list[tuple[date, Decimal, int]] = []   # per event date, the totals at its end
-    i = count = 0
+    positions: list[Event] = []
+    i = 0
     day: date | None = None
-    apply = book.apply
+    apply, keep = count.apply, positions.append
     for e in events:
         if e.type not in POSITION_EVENTS:
             continue
         if e.date != day:   # a new day: close the previous one, snapshot the days before
             if day is not None:
-                steps.append((day, book.trs_total, book.shares_total))
+                steps.append((day, count.trs_total, count.shares_total))
             day = e.date
-            while i < n_days and days[i] < day:
-                snapshots[days[i]] = Snapshot(days[i], count, book)   # read when asked
-                i += 1
-        count += 1
-        apply(e, count)
+            if i < n_days and days[i] < day:
+                sums = (dict(count.trs), dict(count.other))
+                while i < n_days and days[i] < day:
+                    marks.append((days[i], len(positions), sums))
+                    i += 1
+        keep(e)
+        apply(e)
     if day is not None:
-        steps.append((day, book.trs_total, book.shares_total))
-    book.applied = count
-    for d in days[i:]:
-        snapshots[d] = Snapshot(d, count, book)
-    return Holdings(snapshots=snapshots, ended=tuple(book.ended),
-                    conversions=tuple(book.conversions), trs_steps=tuple(steps),
+        steps.append((day, count.trs_total, count.shares_total))
+    if i < n_days:
+        sums = (dict(count.trs), dict(count.other))
+        marks.extend((d, len(positions), sums) for d in days[i:])
+    lots = _Lots(positions, count.last_end)
+    if tally and count.uniform:
+        snapshots = {d: Snapshot(d, mark, lots, sums) for d, mark, sums in marks}
+        problems = tuple(count.problems)
+    else:
+        book = lots.through(len(positions))
+        snapshots = {d: Snapshot(d, mark, lots) for d, mark, _ in marks}
+        problems = tuple(book.problems)
+    return Holdings(snapshots=snapshots, conversions=tuple(count.conversions),
+                    trs_steps=tuple(steps),
                     holder_index={h: (tuple(ds), tuple(ids))
-                                  for h, (ds, ids) in book.index.items()},
-                    problems=tuple(book.problems))
+                                  for h, (ds, ids) in count.index.items()},
+                    problems=problems, lots=lots)

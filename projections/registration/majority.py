@@ -75,7 +75,7 @@ def affiliates(events: Sequence[Event]) -> dict[str, str]:
 def weights(snap: Snapshot, holdings: Holdings, terms: RegistrationTerms) -> dict[str, Decimal]:
     """Principal counted per Holder: Notes outstanding held plus Conversion Shares ×
     the prevailing conversion price."""
-    out = {h: snap.notes(h) for h in snap.held}
+    out = {h: snap.notes(h) for h in snap.holders()}
     for c in holdings.conversions:
         out[c.holder] = out.get(c.holder, Decimal(0)) + c.shares * terms.conversion_price
     return {h: w for h, w in out.items() if w > 0}
