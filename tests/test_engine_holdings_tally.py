@@ -189,3 +189,62 @@ def test_the_benchmark_deal_makes_few_lots(monkeypatch):
     assert len(lots.events) > 150
     assert 0 < lots.book.applied < 30
     assert all(e.date <= date(2005, 1, 18) for e in lots.events[:lots.book.applied])
+
+
+def plain_steps(events):
+    """(day, TRS principal, Conversion Shares) at the end of every day with a position
+    event, from a book of lots: the TRS totals as they were kept before."""
+    book, steps = H._Book(), []
+    for count, e in enumerate(events, start=1):
+        book.apply(e, count)
+        if steps and steps[-1][0] == e.date:
+            steps.pop()
+        steps.append((e.date, book.trs_total, book.shares_total))
+    return steps
+
+
+@SETTINGS
+@given(deal=deals(), offsets=st.lists(st.integers(0, 1900), min_size=1, max_size=6))
+def test_the_effectiveness_period_ends_as_with_a_step_every_day(deal, offsets):
+    """The TRS totals are kept for the days they change on only; the Effectiveness
+    Period's end (RRA §2(a)(iii)(y),(z): the first day at whose end no TRS is left) is
+    the one a step for every day with a position event gives."""
+    from ledger.dealterms import registration_terms
+    from projections.registration.shelf import effectiveness_period_end
+    from projections.timeline import parsed_terms
+
+    objs, _, _ = deal
+    timeline = build_timeline(build(objs), date(2010, 1, 1))
+    events = timeline.of_type(*H.POSITION_EVENTS)
+    terms = parsed_terms(timeline.terms, registration_terms)
+    fast = H.build_holdings(events, [])
+    every = H.build_holdings(events, [])
+    every.trs_steps = tuple(plain_steps(events))
+    kept = [s for k, s in enumerate(every.trs_steps)
+            if k == 0 or s[1:] != every.trs_steps[k - 1][1:]]
+    assert list(fast.trs_steps) == kept
+    for offset in offsets:
+        [effective] = build([ev("ShelfEffective",
+                                (CLOSING + timedelta(days=offset)).isoformat())])
+        assert (effectiveness_period_end(effective, terms, fast)
+                == effectiveness_period_end(effective, terms, every))
+
+
+def test_a_step_is_kept_when_only_the_shares_change():
+    """Notes sold under the shelf and then converted: the TRS principal stays 0, the
+    Conversion Shares go from 0 to 3,255 (5,000,000 / 1,536, as the event says), so
+    that day is a step."""
+    events = build([opened(), ev("NotesIssued", "2004-06-30", holder="A", principal="10000000"),
+                    ev("NotesTransferred", "2005-03-01", from_holder="A", to_holder="B",
+                       principal="10000000", under_shelf=True),
+                    ev("NotesTransferred", "2005-04-01", from_holder="B", to_holder="C",
+                       principal="1000000", under_shelf=False),
+                    ev("NotesConverted", "2005-05-02", holder="B", principal="5000000",
+                       shares=3255),
+                    ev("NotesTransferred", "2005-06-01", from_holder="C", to_holder="A",
+                       principal="1000000", under_shelf=False)])
+    steps = H.build_holdings(events[1:], []).trs_steps
+    assert steps == ((date(2004, 6, 30), 10_000_000, 0), (date(2005, 3, 1), 0, 0),
+                     (date(2005, 5, 2), 0, 3255))
+    assert steps == tuple(s for k, s in enumerate(plain_steps(events[1:]))
+                          if k == 0 or s[1:] != plain_steps(events[1:])[k - 1][1:])

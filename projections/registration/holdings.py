@@ -15,7 +15,7 @@ earliest issued first.
 
 Only Additional Interest asks which Notes (its claims on a record date, ``fates``):
 every other reader asks how much a Holder holds, Transfer Restricted or not. So the
-position events are first *tallied* (``_Tally``: per Holder, TRS principal and other
+position events are first *tallied* (``tally.Tally``: per Holder, TRS principal and other
 principal, taken TRS first as the lots are), and the lots (``_Book``) are made only as
 far as a claim needs them, on first ask (``Holdings.settle``). The tally answers only
 when every principal of the deal is written to the same decimal places, so that its sums
@@ -34,6 +34,8 @@ from decimal import Decimal
 from typing import Iterable, Mapping, Sequence
 
 from ledger.stored import Event
+
+from .tally import ZERO as _ZERO, Conversion, Tally
 
 POSITION_EVENTS = ("NotesIssued", "NotesTransferred", "NotesConverted", "NotesRetired")
 
@@ -108,7 +110,7 @@ class Snapshot:
     asked for (``_Book.table``; a report reads the lots of a few of its forty record
     dates, the periods that accrue). ``notes``, ``trs``, ``holders`` and
     ``holders_of_trs`` are answered from the tally's sums at that day when there are
-    any (``_Tally``), else from ``held``."""
+    any (``tally.Tally``), else from ``held``."""
 
     __slots__ = ("on", "mark", "_book", "_held", "_sums")
 
@@ -175,38 +177,29 @@ class Snapshot:
         return tuple(sorted(h for h in self.held if self.trs(h) > 0))
 
 
-_ZERO = Decimal(0)
-
-
-@dataclass(frozen=True)
-class Conversion:
-    holder: str
-    principal: Decimal
-    shares: int
-    on: date
-    event: str
-
-
 class Holdings:
     """The Holders over time: snapshots at the days asked for, conversions, the TRS
-    totals by day, each Holder's position events, problems; the lots (``ended``, a
-    snapshot's ``held``) are made on first ask, as far as asked (``settle``)."""
+    totals by day, problems; each Holder's position events, and the lots (``ended``, a
+    snapshot's ``held``), worked out on first ask, as far as asked (``settle``,
+    ``events_before``)."""
 
-    __slots__ = ("snapshots", "conversions", "trs_steps", "holder_index", "problems",
-                 "_lots")
+    __slots__ = ("snapshots", "conversions", "trs_steps", "problems", "_lots", "_index",
+                 "_indexed")
 
     def __init__(self, snapshots: Mapping[date, Snapshot], conversions: tuple[Conversion, ...],
-                 trs_steps: tuple[tuple[date, Decimal, int], ...],
-                 holder_index: Mapping[str, tuple[tuple[date, ...], tuple[str, ...]]],
-                 problems: tuple[str, ...], lots: "_Lots") -> None:
+                 trs_steps: tuple[tuple[date, Decimal, int], ...], problems: tuple[str, ...],
+                 lots: "_Lots") -> None:
         self.snapshots = snapshots
         self.conversions = conversions
-        # at the end of each day with a position event, in date order: TRS principal, shares
+        # at the end of each day on which they changed (and of the first day with a
+        # position event), in date order: TRS principal, Conversion Shares issued
         self.trs_steps = trs_steps
-        # per Holder, its position events in timeline order: (their dates, their ids)
-        self.holder_index = holder_index
         self.problems = problems
         self._lots = lots
+        # per Holder, its position events in timeline order (their dates, their ids), of
+        # the first ``_indexed`` position events
+        self._index: dict[str, tuple[list[date], list[str]]] = {}
+        self._indexed = 0
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Holdings):
@@ -234,6 +227,33 @@ class Holdings:
         do; the lots of the record date hold, then, what their later fates hold."""
         return self._lots.settle(day)
 
+    def _index_through(self, count: int) -> dict[str, tuple[list[date], list[str]]]:
+        """The index of each Holder's position events, over the first ``count``."""
+        index = self._index
+        done = self._indexed
+        if count > done:
+            for e in self._lots.events[done:count]:
+                data = e.data
+                day, ident = e.date, e.id
+                if e.type == "NotesTransferred":
+                    holders: tuple[str, ...] = (data["from_holder"], data["to_holder"])
+                else:
+                    holders = (data["holder"],)
+                for holder in holders:
+                    found = index.get(holder)
+                    if found is None:
+                        found = index[holder] = ([], [])
+                    found[0].append(day)
+                    found[1].append(ident)
+            self._indexed = count
+        return index
+
+    @property
+    def holder_index(self) -> dict[str, tuple[tuple[date, ...], tuple[str, ...]]]:
+        """Per Holder, its position events in timeline order: (their dates, their ids)."""
+        index = self._index_through(len(self._lots.events))
+        return {h: (tuple(days), tuple(ids)) for h, (days, ids) in index.items()}
+
     @property
     def holder_events(self) -> dict[str, tuple[tuple[date, str], ...]]:
         """Per Holder, ``(date, id)`` of its position events in timeline order."""
@@ -244,8 +264,9 @@ class Holdings:
 
     def events_before(self, holder: str, day: date) -> tuple[str, ...]:
         """Ids of the position events of ``holder`` dated before ``day``."""
-        days, ids = self.holder_index.get(holder, ((), ()))
-        return ids[:bisect_left(days, day)]
+        index = self._index_through(bisect_left(self._lots.events, day, key=_DATE))
+        days, ids = index.get(holder, ((), ()))
+        return tuple(ids[:bisect_left(days, day)])
 
 
 def fates(lot: Lot, mark: int) -> list[tuple[Decimal, Lot]]:
@@ -493,143 +514,52 @@ class _Lots:
 _DATE = attrgetter("date")
 
 
-class _Tally:
-    """Per Holder, the principal it holds that is Transfer Restricted (``trs``) and not
-    (``other``), as the position events are applied in timeline order: what ``_Book``
-    holds, summed, without the lots. An event takes as the book does (TRS first), so a
-    Holder's TRS and other principal are the sums of its TRS and other lots; a problem is
-    the book's, word for word. ``uniform`` stays true while every principal has the
-    first one's decimal places (``Decimal.same_quantum``): only then are the sums the
-    lots' sums digit for digit."""
-
-    def __init__(self) -> None:
-        self.trs: dict[str, Decimal] = {}       # in the order Holders were first given Notes
-        self.other: dict[str, Decimal] = {}
-        self.trs_total = _ZERO
-        self.shares_total = 0
-        self.conversions: list[Conversion] = []
-        self.problems: list[str] = []
-        self.index: dict[str, tuple[list[date], list[str]]] = {}   # Holder -> dates, ids
-        self.last_end: date | None = None
-        self.quantum: Decimal | None = None
-        self.uniform = True
-
-    def take(self, holder: str, amount: Decimal, e: Event) -> tuple[Decimal, Decimal]:
-        """``amount`` off ``holder``: (from its TRS principal, from the rest)."""
-        trs = self.trs.get(holder, _ZERO)
-        if trs >= amount:
-            self.trs[holder] = trs - amount
-            return amount, _ZERO
-        left = amount - trs
-        other = self.other.get(holder, _ZERO)
-        part = other if other < left else left
-        left -= part
-        if holder in self.trs:
-            self.trs[holder] = trs - trs
-            self.other[holder] = other - part
-        if left > 0:
-            self.problems.append(f"{e.type} {e.id}: {holder} holds {amount - left} of the "
-                                 f"{amount} principal it moves; the rest is ignored")
-        return trs, part
-
-    def give(self, holder: str, trs: Decimal, other: Decimal) -> None:
-        if holder in self.trs:
-            self.trs[holder] += trs
-            self.other[holder] += other
-        else:
-            self.trs[holder] = _ZERO + trs
-            self.other[holder] = _ZERO + other
-
-    def note(self, holder: str, e: Event) -> None:
-        found = self.index.get(holder)
-        if found is None:
-            found = self.index[holder] = ([], [])
-        found[0].append(e.date)
-        found[1].append(e.id)
-
-    def apply(self, e: Event) -> None:
-        """One position event, as ``_Book.apply`` applies it."""
-        data = e.data
-        kind = e.type
-        amount = data["principal"]
-        if self.uniform:
-            if self.quantum is None:
-                self.quantum = amount
-                self.uniform = amount.as_tuple().exponent <= 0
-            elif not amount.same_quantum(self.quantum):
-                self.uniform = False
-        if kind == "NotesTransferred":
-            seller, to = data["from_holder"], data["to_holder"]
-            trs, other = self.take(seller, amount, e)
-            if trs or other:
-                if data.get("under_shelf", False):   # TRS (A): no longer Transfer Restricted
-                    self.give(to, _ZERO, trs + other)
-                    self.trs_total -= trs
-                else:
-                    self.give(to, trs, other)
-            self.note(seller, e)
-            self.note(to, e)
-        elif kind == "NotesIssued":
-            self.give(data["holder"], amount, _ZERO)
-            self.trs_total += amount
-            self.note(data["holder"], e)
-        elif kind in ("NotesConverted", "NotesRetired"):
-            holder = data["holder"]
-            trs, _ = self.take(holder, amount, e)
-            self.trs_total -= trs
-            self.last_end = e.date
-            if kind == "NotesConverted":
-                self.conversions.append(Conversion(holder, amount, data["shares"], e.date,
-                                                   e.id))
-                self.shares_total += data["shares"]
-            self.note(holder, e)
-
-
 def build_holdings(events: Sequence[Event], snapshot_days: Iterable[date], *,
                    tally: bool = True) -> Holdings:
     """Apply the position events (RRA §1 "Transfer Restricted Securities" (A), (B)) in
     timeline order; snapshot the Holders at the end of each of ``snapshot_days``. The
-    position events are tallied (``_Tally``) and their lots made when first asked for;
-    ``tally=False`` (or a deal whose principals are not all written alike) makes every
-    lot at once and answers every snapshot from them, the plain way."""
-    count = _Tally()
+    position events are tallied (``tally.Tally``); their lots and each Holder's index of
+    events are made when first asked for, as far as asked. ``tally=False`` (or a deal
+    whose principals are not all written alike) makes every lot and the whole index at
+    once and answers every snapshot from the lots, the plain way."""
+    count = Tally()
     days = sorted(set(snapshot_days))
     n_days = len(days)
     marks: list[tuple[date, int, tuple[dict[str, Decimal], dict[str, Decimal]]]] = []
-    steps: list[tuple[date, Decimal, int]] = []   # per event date, the totals at its end
-    positions: list[Event] = []
-    i = 0
+    steps: list[tuple[date, Decimal, int]] = []   # the totals at the end of a day, if changed
+    positions = [e for e in events if e.type in POSITION_EVENTS]
+    i = n = 0
     day: date | None = None
-    apply, keep = count.apply, positions.append
-    for e in events:
-        if e.type not in POSITION_EVENTS:
-            continue
+    apply = count.apply
+    for e in positions:
         if e.date != day:   # a new day: close the previous one, snapshot the days before
-            if day is not None:
+            if day is not None and (not steps or steps[-1][1] != count.trs_total
+                                    or steps[-1][2] != count.shares_total):
                 steps.append((day, count.trs_total, count.shares_total))
             day = e.date
             if i < n_days and days[i] < day:
                 sums = (dict(count.trs), dict(count.other))
                 while i < n_days and days[i] < day:
-                    marks.append((days[i], len(positions), sums))
+                    marks.append((days[i], n, sums))
                     i += 1
-        keep(e)
+        n += 1
         apply(e)
-    if day is not None:
+    if day is not None and (not steps or steps[-1][1] != count.trs_total
+                            or steps[-1][2] != count.shares_total):
         steps.append((day, count.trs_total, count.shares_total))
     if i < n_days:
         sums = (dict(count.trs), dict(count.other))
-        marks.extend((d, len(positions), sums) for d in days[i:])
+        marks.extend((d, n, sums) for d in days[i:])
     lots = _Lots(positions, count.last_end)
     if tally and count.uniform:
         snapshots = {d: Snapshot(d, mark, lots, sums) for d, mark, sums in marks}
         problems = tuple(count.problems)
     else:
-        book = lots.through(len(positions))
+        book = lots.through(n)
         snapshots = {d: Snapshot(d, mark, lots) for d, mark, _ in marks}
         problems = tuple(book.problems)
-    return Holdings(snapshots=snapshots, conversions=tuple(count.conversions),
-                    trs_steps=tuple(steps),
-                    holder_index={h: (tuple(ds), tuple(ids))
-                                  for h, (ds, ids) in count.index.items()},
-                    problems=problems, lots=lots)
+    holdings = Holdings(snapshots=snapshots, conversions=tuple(count.conversions),
+                        trs_steps=tuple(steps), problems=problems, lots=lots)
+    if not tally:
+        holdings._index_through(n)   # the plain way: every Holder's events at once
+    return holdings
