@@ -125,11 +125,12 @@ class Accrual:
         key = (lo, hi)
         found = self.cache.get(key, self)
         if found is self:
-            total = Fraction(0)
+            total: Fraction | None = None   # no Fraction(0) for the many windows none accrue in
             for r in self.runs:
                 a, b = max(r.start, lo), min(r.end, hi)
                 if a < b:
-                    total += Fraction(r.rate) / 100 * year_fraction(self.convention, a, b)
+                    term = Fraction(r.rate) / 100 * year_fraction(self.convention, a, b)
+                    total = term if total is None else total + term
             found = self.cache[key] = total if total else None
         return found  # type: ignore[return-value]
 

@@ -285,11 +285,11 @@ def payment_json(r: Registration, pay: Payment, behind: Behind | None = None,
     and interpretations of the Registration Defaults behind the Holder's accrual."""
     period = pay.period
     behind = behind or Behind(r)
-    return {
-        "payment_date": iso(period.payment_date), "paid_on": iso(period.paid_on),
-        "record_date": iso(period.record_date),
-        "period_start": iso(period.start), "period_end": iso(period.end),
-        "accrued_through": iso(pay.accrued_through),
+    return {   # the days of a period are never None
+        "payment_date": period.payment_date.isoformat(), "paid_on": period.paid_on.isoformat(),
+        "record_date": period.record_date.isoformat(),
+        "period_start": period.start.isoformat(), "period_end": period.end.isoformat(),
+        "accrued_through": pay.accrued_through.isoformat(),
         "amounts": {h: format(a.amount, "f") for h, a in pay.amounts.items()},
         "total": money(pay.total),
         "paid": {h: money(v) for h, v in sorted(pay.paid.items())},
