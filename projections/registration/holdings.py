@@ -184,7 +184,7 @@ class Holdings:
     ``events_before``)."""
 
     __slots__ = ("snapshots", "conversions", "trs_steps", "problems", "_lots", "_index",
-                 "_indexed")
+                 "_indexed", "_before")
 
     def __init__(self, snapshots: Mapping[date, Snapshot], conversions: tuple[Conversion, ...],
                  trs_steps: tuple[tuple[date, Decimal, int], ...], problems: tuple[str, ...],
@@ -200,6 +200,7 @@ class Holdings:
         # the first ``_indexed`` position events
         self._index: dict[str, tuple[list[date], list[str]]] = {}
         self._indexed = 0
+        self._before: dict[date, dict[str, tuple[list[date], list[str]]]] = {}
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Holdings):
@@ -264,7 +265,10 @@ class Holdings:
 
     def events_before(self, holder: str, day: date) -> tuple[str, ...]:
         """Ids of the position events of ``holder`` dated before ``day``."""
-        index = self._index_through(bisect_left(self._lots.events, day, key=_DATE))
+        index = self._before.get(day)
+        if index is None:   # once per day asked (a thousand Holders ask the same days)
+            index = self._before[day] = self._index_through(
+                bisect_left(self._lots.events, day, key=_DATE))
         days, ids = index.get(holder, ((), ()))
         return tuple(ids[:bisect_left(days, day)])
 
