@@ -534,7 +534,7 @@ def build_holdings(events: Sequence[Event], snapshot_days: Iterable[date], *,
     positions = [e for e in events if e.type in POSITION_EVENTS]
     i = n = 0
     day: date | None = None
-    apply = count.apply
+    apply, trs_of = count.apply, count.trs
     for e in positions:
         if e.date != day:   # a new day: close the previous one, snapshot the days before
             if day is not None and (not steps or steps[-1][1] != count.trs_total
@@ -547,6 +547,20 @@ def build_holdings(events: Sequence[Event], snapshot_days: Iterable[date], *,
                     marks.append((days[i], n, sums))
                     i += 1
         n += 1
+        if e.type == "NotesTransferred" and count.uniform:
+            # most often: TRS Notes sold, not under the shelf, by a Holder with enough of
+            # them to one that holds Notes already (``Tally.apply``'s first case, written
+            # out; a seller that holds anything was given it, so the quantum is known)
+            data = e.data
+            amount = data["principal"]
+            held = trs_of.get(data["from_holder"])
+            if (held is not None and held >= amount and amount.same_quantum(count.quantum)
+                    and not data.get("under_shelf", False)):
+                got = trs_of.get(data["to_holder"])
+                if got is not None and data["to_holder"] != data["from_holder"]:
+                    trs_of[data["from_holder"]] = held - amount
+                    trs_of[data["to_holder"]] = got + amount
+                    continue
         apply(e)
     if day is not None and (not steps or steps[-1][1] != count.trs_total
                             or steps[-1][2] != count.shares_total):
