@@ -114,8 +114,8 @@ class _ById(Mapping[str, Event]):
         return repr(self._index())
 
 
-_ORDER = attrgetter("date", "seq")
 _TYPE = attrgetter("type")
+_SEQ = attrgetter("seq")
 _DATE = attrgetter("date")
 
 
@@ -130,7 +130,10 @@ def build_timeline(events: Iterable[Event], as_of: date,
         live = [e for e in known if e.id not in retracted and e.type != "EventRetracted"]
     else:   # nothing retracted: every event known is live (``known`` is our own list)
         retracted, live = frozenset(), known
-    live.sort(key=_ORDER)   # (date, seq)
+    # (date, seq): by seq, then stably by date (two sorts on plain keys cost less than one
+    # on (date, seq) tuples, and a deal read in log order is sorted by seq already)
+    live.sort(key=_SEQ)
+    live.sort(key=_DATE)
     opened = next((e for e in live if e.type == "DealOpened"), None)
     if opened is None:
         raise ValueError("the deal has no DealOpened event known at that time")

@@ -297,7 +297,7 @@ def payment_json(r: Registration, pay: Payment, behind: Behind | None = None,
         "paid_events": list(pay.paid_events), "status": pay.status, "late": pay.late,
         "statuses": dict(pay.statuses),
         "late_holders": [h for h, st in pay.statuses.items()
-                         if pay.late and st in ("due", "underpaid")],
+                         if st in ("due", "underpaid")] if pay.late else [],
         "basis": ({h: behind.amount_json(a) for h, a in pay.amounts.items()} if bases
                   else {}),
     }
