@@ -41,22 +41,21 @@ class Timeline:
         kinds of events then skips the thousands of others)."""
         index = self._by_type
         found = [index[t] for t in dict.fromkeys(types) if t in index]
-        if len(found) == 1:
-            return list(found[0][1])
-        return [e for _, e in sorted(chain.from_iterable(zip(*f) for f in found))]
+        if not found:
+            return []
+        positions = found[0] if len(found) == 1 else sorted(chain.from_iterable(found))
+        return list(map(self.events.__getitem__, positions))
 
     @cached_property
-    def _by_type(self) -> dict[str, tuple[list[int], list[Event]]]:
-        """Event type -> the positions in ``events`` of the events of that type, and they."""
-        out: dict[str, tuple[list[int], list[Event]]] = {}
-        for i, e in enumerate(self.events):
-            kind = e.type
-            if kind in out:
-                found = out[kind]
-                found[0].append(i)
-                found[1].append(e)
+    def _by_type(self) -> dict[str, list[int]]:
+        """Event type -> the positions in ``events`` of the events of that type."""
+        out: dict[str, list[int]] = {}
+        for i, kind in enumerate(map(_TYPE, self.events)):
+            found = out.get(kind)
+            if found is None:
+                out[kind] = [i]
             else:
-                out[kind] = ([i], [e])
+                found.append(i)
         return out
 
 
@@ -115,7 +114,8 @@ class _ById(Mapping[str, Event]):
         return repr(self._index())
 
 
-_ORDER = attrgetter("date", "seq")
+_TYPE = attrgetter("type")
+_SEQ = attrgetter("seq")
 _DATE = attrgetter("date")
 
 
@@ -124,12 +124,16 @@ def build_timeline(events: Iterable[Event], as_of: date,
     """Filter and order one deal's events; ``ValueError`` if the deal was never opened."""
     known = (list(events) if known_at is None
              else [e for e in events if e.recorded_at <= known_at])
-    retracted = retracted_ids(known)
-    if retracted:
+    types = set(map(_TYPE, known))
+    if "EventRetracted" in types:
+        retracted = retracted_ids(known)
         live = [e for e in known if e.id not in retracted and e.type != "EventRetracted"]
-    else:
-        live = [e for e in known if e.type != "EventRetracted"]
-    live.sort(key=_ORDER)   # (date, seq)
+    else:   # nothing retracted: every event known is live (``known`` is our own list)
+        retracted, live = frozenset(), known
+    # (date, seq): by seq, then stably by date (two sorts on plain keys cost less than one
+    # on (date, seq) tuples, and a deal read in log order is sorted by seq already)
+    live.sort(key=_SEQ)
+    live.sort(key=_DATE)
     opened = next((e for e in live if e.type == "DealOpened"), None)
     if opened is None:
         raise ValueError("the deal has no DealOpened event known at that time")
@@ -139,7 +143,8 @@ def build_timeline(events: Iterable[Event], as_of: date,
     # deadline judged as of 03-16 (the calendar is a fact about 03-10, not about 03-20).
     calendar = BusinessCalendar.from_overrides(
         [Override(e.data["day"], e.data["business_day"], e.data["reason"], e.id)
-         for e in live if e.type == "CalendarDayDeclared"])
+         for e in live if e.type == "CalendarDayDeclared"]
+        if "CalendarDayDeclared" in types else [])
     return Timeline(deal=opened.deal, kind=opened.data["kind"], terms=opened.data["terms"],
                     opened=opened, events=dated, as_of=as_of, known_at=known_at,
                     calendar=calendar, retracted=retracted, by_id=_ById(known))

@@ -276,3 +276,32 @@ def test_notices_json_is_the_notices_as_json(objs):
     N._GIVEN.clear()
     N._ANSWERED.clear()
     assert notices_json(events, terms, timeline.calendar) == fast
+
+
+@SETTINGS
+@given(deal=trading())
+def test_payments_made_without_their_constructor_are_the_constructors(deal):
+    """``payments`` fills each ``Payment``'s fields at once (a frozen dataclass's
+    ``__init__`` sets them one by one, by name): every field is there, equal to what the
+    constructor makes of the same values, and the Interest Payment Dates' accrual
+    windows with nothing to accrue (``Accrual.total`` is None there) are the rule's."""
+    import dataclasses
+    from fractions import Fraction
+
+    from ledger.daycount import year_fraction
+    from projections.registration.payments import Payment
+
+    objs, as_of, forfeits = deal
+    timeline = build_timeline(build(objs), as_of)
+    r = compute(timeline, resolve({"conversion_forfeits": forfeits}))
+    for pay in r.payments:
+        values = {f.name: getattr(pay, f.name) for f in dataclasses.fields(Payment)}
+        assert set(vars(pay)) == set(values)
+        assert Payment(**values) == pay and repr(Payment(**values)) == repr(pay)
+    for (lo, hi), total in r.accrual.cache.items():
+        rule = sum((Fraction(run.rate) / 100 * year_fraction(r.accrual.convention,
+                                                             max(run.start, lo),
+                                                             min(run.end, hi))
+                    for run in r.accrual.runs if max(run.start, lo) < min(run.end, hi)),
+                   Fraction(0))
+        assert total == (rule if rule else None)

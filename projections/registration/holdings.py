@@ -12,18 +12,30 @@ after that date.
 Which lots an event takes from (a reading of ours, not the contract's): Transfer
 Restricted Securities first, then Notes already sold under the shelf; within each, the
 earliest issued first.
+
+Only Additional Interest asks which Notes (its claims on a record date, ``fates``):
+every other reader asks how much a Holder holds, Transfer Restricted or not. So the
+position events are first *tallied* (``tally.Tally``: per Holder, TRS principal and other
+principal, taken TRS first as the lots are), and the lots (``_Book``) are made only as
+far as a claim needs them, on first ask (``Holdings.settle``). The tally answers only
+when every principal of the deal is written to the same decimal places, so that its sums
+are the lots' sums digit for digit (``Decimal("5.00")`` is not ``Decimal("5")`` in an
+explanation's arithmetic); otherwise the lots are made at once and answer everything.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from heapq import heappop, heappush
+from operator import attrgetter
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 from typing import Iterable, Mapping, Sequence
 
 from ledger.stored import Event
+
+from .tally import ZERO as _ZERO, Conversion, Tally
 
 POSITION_EVENTS = ("NotesIssued", "NotesTransferred", "NotesConverted", "NotesRetired")
 
@@ -91,27 +103,27 @@ class Lot:
 
 
 class Snapshot:
-    """What each Holder held at the end of day ``on`` (after ``mark`` events): per Holder
-    its lots and, in the same order, each lot's principal then (kept as two tuples, and
-    paired only when read: a deal with thousands of transfers has thousands of lots at
-    each record date).
+    """What each Holder held at the end of day ``on`` (after ``mark`` events).
 
-    The table is read back from the lots when first asked for (``_Book.table``): a
-    report reads the Holders of a few of its forty record dates (the periods that
-    accrue, ``as_of``), and copying every Holder that moved at each of them was a third
-    of the holdings' cost."""
+    ``held``: per Holder its lots and, in the same order, each lot's principal then
+    (kept as two tuples, and paired only when read), read back from the lots when first
+    asked for (``_Book.table``; a report reads the lots of a few of its forty record
+    dates, the periods that accrue). ``notes``, ``trs``, ``holders`` and
+    ``holders_of_trs`` are answered from the tally's sums at that day when there are
+    any (``tally.Tally``), else from ``held``."""
 
-    __slots__ = ("on", "mark", "_book", "_held")
+    __slots__ = ("on", "mark", "_book", "_held", "_sums")
 
     def __init__(self, on: date, mark: int,
-                 held: "Mapping[str, tuple[tuple[Lot, ...], tuple[Decimal, ...]]] | _Book"
-                 ) -> None:
+                 held: "Mapping[str, tuple[tuple[Lot, ...], tuple[Decimal, ...]]] | _Lots",
+                 sums: "tuple[dict[str, Decimal], dict[str, Decimal]] | None" = None) -> None:
         self.on = on
         self.mark = mark
-        if isinstance(held, _Book):
+        if isinstance(held, _Lots):
             self._book, self._held = held, None
         else:
             self._book, self._held = None, held
+        self._sums = sums
 
     @property
     def held(self) -> Mapping[str, tuple[tuple[Lot, ...], tuple[Decimal, ...]]]:
@@ -137,37 +149,111 @@ class Snapshot:
 
     def notes(self, holder: str) -> Decimal:
         """Principal of Notes outstanding held (Transfer Restricted or not)."""
+        if self._sums is not None:
+            trs, other = self._sums
+            total = trs.get(holder, _ZERO) + other.get(holder, _ZERO)
+            return total if total else _ZERO   # no lot: Decimal(0), as the lots' sum
         return sum(self.held.get(holder, ((), ()))[1], Decimal(0))
 
     def trs(self, holder: str) -> Decimal:
         """Principal of Notes held that are still Transfer Restricted Securities."""
+        if self._sums is not None:
+            return self._sums[0].get(holder, _ZERO) or _ZERO
         lots, amounts = self.held.get(holder, ((), ()))
         return sum([p for lot, p in zip(lots, amounts) if lot.trs_until is None], Decimal(0))
 
+    def holders(self) -> tuple[str, ...]:
+        """The Holders holding any Note, in the order they were first given one (the
+        order of ``held``)."""
+        if self._sums is not None:
+            trs, other = self._sums
+            return tuple([h for h, t in trs.items() if t or other[h]])
+        return tuple(self.held)
+
     def holders_of_trs(self) -> tuple[str, ...]:
         """RRA §1 "Holder": a Person who owns Transfer Restricted Securities."""
+        if self._sums is not None:
+            return tuple(sorted(h for h, t in self._sums[0].items() if t > 0))
         return tuple(sorted(h for h in self.held if self.trs(h) > 0))
 
 
-@dataclass(frozen=True)
-class Conversion:
-    holder: str
-    principal: Decimal
-    shares: int
-    on: date
-    event: str
-
-
-@dataclass(frozen=True)
 class Holdings:
-    snapshots: Mapping[date, Snapshot]
-    ended: tuple[Lot, ...]                               # converted or retired lots
-    conversions: tuple[Conversion, ...]
-    # at the end of each day with a position event, in date order: TRS principal, shares
-    trs_steps: tuple[tuple[date, Decimal, int], ...]
-    # per Holder, its position events in timeline order: (their dates, their ids)
-    holder_index: Mapping[str, tuple[tuple[date, ...], tuple[str, ...]]]
-    problems: tuple[str, ...]
+    """The Holders over time: snapshots at the days asked for, conversions, the TRS
+    totals by day, problems; each Holder's position events, and the lots (``ended``, a
+    snapshot's ``held``), worked out on first ask, as far as asked (``settle``,
+    ``events_before``)."""
+
+    __slots__ = ("snapshots", "conversions", "trs_steps", "problems", "_lots", "_index",
+                 "_indexed", "_before")
+
+    def __init__(self, snapshots: Mapping[date, Snapshot], conversions: tuple[Conversion, ...],
+                 trs_steps: tuple[tuple[date, Decimal, int], ...], problems: tuple[str, ...],
+                 lots: "_Lots") -> None:
+        self.snapshots = snapshots
+        self.conversions = conversions
+        # at the end of each day on which they changed (and of the first day with a
+        # position event), in date order: TRS principal, Conversion Shares issued
+        self.trs_steps = trs_steps
+        self.problems = problems
+        self._lots = lots
+        # per Holder, its position events in timeline order (their dates, their ids), of
+        # the first ``_indexed`` position events
+        self._index: dict[str, tuple[list[date], list[str]]] = {}
+        self._indexed = 0
+        self._before: dict[date, dict[str, tuple[list[date], list[str]]]] = {}
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Holdings):
+            return NotImplemented
+        return ((self.snapshots, self.ended, self.conversions, self.trs_steps,
+                 self.holder_index, self.problems)
+                == (other.snapshots, other.ended, other.conversions, other.trs_steps,
+                    other.holder_index, other.problems))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @property
+    def ended(self) -> tuple[Lot, ...]:
+        """Every converted or retired lot (all the lots made)."""
+        return self.settle(date.max)
+
+    def settle(self, day: date) -> tuple[Lot, ...]:
+        """Make the lots through the end of ``day`` and of the last conversion or
+        retirement, at least; the converted or retired lots made by then (all of them).
+
+        Enough for the claims of an interest period whose payable day is ``day``
+        (``interest._claimed``): a lot split off later by a transfer has its parent's
+        issue day, its shelf-sale day (if any) is after the period, and it is neither
+        converted nor retired, so it accrues and is owed exactly as its parent's Notes
+        do; the lots of the record date hold, then, what their later fates hold."""
+        return self._lots.settle(day)
+
+    def _index_through(self, count: int) -> dict[str, tuple[list[date], list[str]]]:
+        """The index of each Holder's position events, over the first ``count``."""
+        index = self._index
+        done = self._indexed
+        if count > done:
+            for e in self._lots.events[done:count]:
+                data = e.data
+                day, ident = e.date, e.id
+                if e.type == "NotesTransferred":
+                    holders: tuple[str, ...] = (data["from_holder"], data["to_holder"])
+                else:
+                    holders = (data["holder"],)
+                for holder in holders:
+                    found = index.get(holder)
+                    if found is None:
+                        found = index[holder] = ([], [])
+                    found[0].append(day)
+                    found[1].append(ident)
+            self._indexed = count
+        return index
+
+    @property
+    def holder_index(self) -> dict[str, tuple[tuple[date, ...], tuple[str, ...]]]:
+        """Per Holder, its position events in timeline order: (their dates, their ids)."""
+        index = self._index_through(len(self._lots.events))
+        return {h: (tuple(days), tuple(ids)) for h, (days, ids) in index.items()}
 
     @property
     def holder_events(self) -> dict[str, tuple[tuple[date, str], ...]]:
@@ -179,8 +265,12 @@ class Holdings:
 
     def events_before(self, holder: str, day: date) -> tuple[str, ...]:
         """Ids of the position events of ``holder`` dated before ``day``."""
-        days, ids = self.holder_index.get(holder, ((), ()))
-        return ids[:bisect_left(days, day)]
+        index = self._before.get(day)
+        if index is None:   # once per day asked (a thousand Holders ask the same days)
+            index = self._before[day] = self._index_through(
+                bisect_left(self._lots.events, day, key=_DATE))
+        days, ids = index.get(holder, ((), ()))
+        return tuple(ids[:bisect_left(days, day)])
 
 
 def fates(lot: Lot, mark: int) -> list[tuple[Decimal, Lot]]:
@@ -393,36 +483,101 @@ class _Book:
         return held
 
 
-def build_holdings(events: Sequence[Event], snapshot_days: Iterable[date]) -> Holdings:
+class _Lots:
+    """The lots of a deal's position events, made on first ask and only as far as asked:
+    ``book`` has applied the first ``book.applied`` of ``events``."""
+
+    __slots__ = ("events", "last_end", "book")
+
+    def __init__(self, events: list[Event], last_end: date | None) -> None:
+        self.events = events              # the position events, in timeline order
+        self.last_end = last_end          # the day of the last conversion or retirement
+        self.book = _Book()
+
+    def through(self, count: int) -> _Book:
+        """The book after the first ``count`` events."""
+        book = self.book
+        done = book.applied
+        if count > done:
+            apply, events = book.apply, self.events
+            for k in range(done, count):
+                apply(events[k], k + 1)
+            book.applied = count
+        return book
+
+    def table(self, mark: int) -> dict[str, tuple[tuple[Lot, ...], tuple[Decimal, ...]]]:
+        return self.through(mark).table(mark)
+
+    def settle(self, day: date) -> tuple[Lot, ...]:
+        """``Holdings.settle``."""
+        if self.last_end is not None and self.last_end > day:
+            day = self.last_end
+        return tuple(self.through(bisect_right(self.events, day, key=_DATE)).ended)
+
+
+_DATE = attrgetter("date")
+
+
+def build_holdings(events: Sequence[Event], snapshot_days: Iterable[date], *,
+                   tally: bool = True) -> Holdings:
     """Apply the position events (RRA §1 "Transfer Restricted Securities" (A), (B)) in
-    timeline order; snapshot the Holders at the end of each of ``snapshot_days``."""
-    book = _Book()
+    timeline order; snapshot the Holders at the end of each of ``snapshot_days``. The
+    position events are tallied (``tally.Tally``); their lots and each Holder's index of
+    events are made when first asked for, as far as asked. ``tally=False`` (or a deal
+    whose principals are not all written alike) makes every lot and the whole index at
+    once and answers every snapshot from the lots, the plain way."""
+    count = Tally()
     days = sorted(set(snapshot_days))
     n_days = len(days)
-    snapshots: dict[date, Snapshot] = {}
-    steps: list[tuple[date, Decimal, int]] = []   # per event date, the totals at its end
-    i = count = 0
+    marks: list[tuple[date, int, tuple[dict[str, Decimal], dict[str, Decimal]]]] = []
+    steps: list[tuple[date, Decimal, int]] = []   # the totals at the end of a day, if changed
+    positions = [e for e in events if e.type in POSITION_EVENTS]
+    i = n = 0
     day: date | None = None
-    apply = book.apply
-    for e in events:
-        if e.type not in POSITION_EVENTS:
-            continue
+    apply, trs_of = count.apply, count.trs
+    for e in positions:
         if e.date != day:   # a new day: close the previous one, snapshot the days before
-            if day is not None:
-                steps.append((day, book.trs_total, book.shares_total))
+            if day is not None and (not steps or steps[-1][1] != count.trs_total
+                                    or steps[-1][2] != count.shares_total):
+                steps.append((day, count.trs_total, count.shares_total))
             day = e.date
-            while i < n_days and days[i] < day:
-                snapshots[days[i]] = Snapshot(days[i], count, book)   # read when asked
-                i += 1
-        count += 1
-        apply(e, count)
-    if day is not None:
-        steps.append((day, book.trs_total, book.shares_total))
-    book.applied = count
-    for d in days[i:]:
-        snapshots[d] = Snapshot(d, count, book)
-    return Holdings(snapshots=snapshots, ended=tuple(book.ended),
-                    conversions=tuple(book.conversions), trs_steps=tuple(steps),
-                    holder_index={h: (tuple(ds), tuple(ids))
-                                  for h, (ds, ids) in book.index.items()},
-                    problems=tuple(book.problems))
+            if i < n_days and days[i] < day:
+                sums = (dict(count.trs), dict(count.other))
+                while i < n_days and days[i] < day:
+                    marks.append((days[i], n, sums))
+                    i += 1
+        n += 1
+        if e.type == "NotesTransferred" and count.uniform:
+            # most often: TRS Notes sold, not under the shelf, by a Holder with enough of
+            # them to one that holds Notes already (``Tally.apply``'s first case, written
+            # out; a seller that holds anything was given it, so the quantum is known)
+            data = e.data
+            amount = data["principal"]
+            held = trs_of.get(data["from_holder"])
+            if (held is not None and held >= amount and amount.same_quantum(count.quantum)
+                    and not data.get("under_shelf", False)):
+                got = trs_of.get(data["to_holder"])
+                if got is not None and data["to_holder"] != data["from_holder"]:
+                    trs_of[data["from_holder"]] = held - amount
+                    trs_of[data["to_holder"]] = got + amount
+                    continue
+        apply(e)
+    if day is not None and (not steps or steps[-1][1] != count.trs_total
+                            or steps[-1][2] != count.shares_total):
+        steps.append((day, count.trs_total, count.shares_total))
+    if i < n_days:
+        sums = (dict(count.trs), dict(count.other))
+        marks.extend((d, n, sums) for d in days[i:])
+    lots = _Lots(positions, count.last_end)
+    if tally and count.uniform:
+        snapshots = {d: Snapshot(d, mark, lots, sums) for d, mark, sums in marks}
+        problems = tuple(count.problems)
+    else:
+        book = lots.through(n)
+        snapshots = {d: Snapshot(d, mark, lots) for d, mark, _ in marks}
+        problems = tuple(book.problems)
+    holdings = Holdings(snapshots=snapshots, conversions=tuple(count.conversions),
+                        trs_steps=tuple(steps), problems=problems, lots=lots)
+    if not tally:
+        holdings._index_through(n)   # the plain way: every Holder's events at once
+    return holdings

@@ -125,11 +125,12 @@ class Accrual:
         key = (lo, hi)
         found = self.cache.get(key, self)
         if found is self:
-            total = Fraction(0)
+            total: Fraction | None = None   # no Fraction(0) for the many windows none accrue in
             for r in self.runs:
                 a, b = max(r.start, lo), min(r.end, hi)
                 if a < b:
-                    total += Fraction(r.rate) / 100 * year_fraction(self.convention, a, b)
+                    term = Fraction(r.rate) / 100 * year_fraction(self.convention, a, b)
+                    total = term if total is None else total + term
             found = self.cache[key] = total if total else None
         return found  # type: ignore[return-value]
 
@@ -174,6 +175,7 @@ def claims(period: InterestPeriod, holdings: Holdings,
     """Per Holder: (principal, its lot, forfeited?) — the Notes held on the record date
     and what became of them, plus Notes converted (``future_only``) or retired within the
     period before the record date."""
+    ended = holdings.settle(max(period.end, period.paid_on))
     snap = holdings.at(period.record_date)
     out: dict[str, list[tuple[Decimal, Lot, bool]]] = {}
     for holder, (held, _) in snap.held.items():
@@ -187,7 +189,7 @@ def claims(period: InterestPeriod, holdings: Holdings,
                         and leaf.converted_on is not None
                         and leaf.converted_on < period.paid_on)
                 rows.append((q, leaf, lost))
-    for lot in holdings.ended:
+    for lot in ended:
         if (period.start < lot.ended_on <= period.record_date
                 and (lot.ended_how == "retired" or forfeits == "future_only")):
             out.setdefault(lot.holder, []).append((lot.principal, lot, False))
@@ -200,6 +202,7 @@ def _claimed(period: InterestPeriod, holdings: Holdings, forfeits: str
     date (those with principal left) and the lots it converted or retired within the
     period that count (``claims``' last rows); tests/test_engine_speed.py holds the two
     to each other."""
+    ended = holdings.settle(max(period.end, period.paid_on))   # the lots as far as needed
     snap = holdings.at(period.record_date)
     mark = snap.mark
     out: dict[str, tuple[list[Lot], list[Lot]]] = {}
@@ -217,7 +220,7 @@ def _claimed(period: InterestPeriod, holdings: Holdings, forfeits: str
                     if node.children:
                         push(node.children)
         out[holder] = ([lot for lot in found if lot.principal > 0], [])
-    for lot in holdings.ended:
+    for lot in ended:
         if (period.start < lot.ended_on <= period.record_date
                 and (lot.ended_how == "retired" or forfeits == "future_only")):
             out.setdefault(lot.holder, ([], []))[1].append(lot)
@@ -306,6 +309,7 @@ def converted_later(period: InterestPeriod, holder: str, cutoff: date, accrual: 
     record date and converted on or after the payment day (``conversion_forfeits=
     all_unpaid``): per such lot, its conversion day, its exact amount, its window and
     principal."""
+    holdings.settle(max(period.end, period.paid_on))   # every conversion's lot
     snap = holdings.at(period.record_date)
     last_day = min(period.end, cutoff)
     out = []

@@ -75,7 +75,7 @@ def affiliates(events: Sequence[Event]) -> dict[str, str]:
 def weights(snap: Snapshot, holdings: Holdings, terms: RegistrationTerms) -> dict[str, Decimal]:
     """Principal counted per Holder: Notes outstanding held plus Conversion Shares ×
     the prevailing conversion price."""
-    out = {h: snap.notes(h) for h in snap.held}
+    out = {h: snap.notes(h) for h in snap.holders()}
     for c in holdings.conversions:
         out[c.holder] = out.get(c.holder, Decimal(0)) + c.shares * terms.conversion_price
     return {h: w for h, w in out.items() if w > 0}
@@ -96,21 +96,34 @@ def majorities(events: Sequence[Event], holdings: Holdings, snap: Snapshot,
     counted = {h: w for h, w in weights(snap, holdings, terms).items() if h not in excluded}
     total = sum(counted.values(), Decimal(0))
     by_matter: dict[str, dict[str, str]] = {}
-    for e in events:
+    for e in events:   # each Holder's first consent to each matter
         if e.type == "ConsentGiven":
-            by_matter.setdefault(e.data["matter"], {}).setdefault(e.data["holder"], e.id)
+            data = e.data
+            givers = by_matter.get(data["matter"])
+            if givers is None:
+                givers = by_matter[data["matter"]] = {}
+            if data["holder"] not in givers:
+                givers[data["holder"]] = e.id
     # RRA §1 "Holder" is judged once per Person at the time of determination, whatever
     # the number of matters it consented to
     givers_all = dict.fromkeys(h for givers in by_matter.values() for h in givers)
     holders = {h for h in givers_all if h in counted and is_holder(h, snap, holdings)}
+    texts: dict[str, str] = {}
+
+    def shown(holder: str) -> str:   # a Holder's principal, written once for every matter
+        found = texts.get(holder)
+        if found is None:
+            found = texts[holder] = plain(counted[holder])
+        return found
+
     out = {}
     for matter, givers in sorted(by_matter.items()):
         yes = sorted(h for h in givers if h in holders)
         consenting = sum((counted[h] for h in yes), Decimal(0))
-        left_out = tuple(sorted(h for h in givers if h in excluded))
+        left_out = tuple(sorted(h for h in givers if h in excluded)) if excluded else ()
         not_holders = tuple(sorted(h for h in givers if h in counted and h not in holders))
         ids = tuple(givers.values()) + tuple(excluded[h] for h in left_out)
-        text = (f"{' + '.join(plain(counted[h]) for h in yes) or '0'} = {money(consenting)}"
+        text = (f"{' + '.join([shown(h) for h in yes]) or '0'} = {money(consenting)}"
                 f" of {money(total)}; more than half: {consenting * 2 > total}")
         if left_out:
             text += f"; affiliates not counted: {', '.join(left_out)}"

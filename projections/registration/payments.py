@@ -31,6 +31,7 @@ from .schedule import InterestPeriod
 #: the event types ``payments`` reads
 PAYMENT_EVENTS = ("AdditionalInterestPaid",)
 _CENTS_ZERO = Decimal("0.00")
+_NEW = object.__new__
 
 
 @dataclass(frozen=True)
@@ -149,8 +150,12 @@ def payments(periods: Sequence[InterestPeriod], events: Sequence[Event], accrual
         statuses = {h: holder_status(amounts[h].amount if h in amounts else zero,
                                      paid.get(h, zero), ended)
                     for h in sorted(set(amounts) | set(paid))}
-        out.append(Payment(period, min(period.end, cutoff) - ONE_DAY, amounts, paid,
-                           tuple([e.id for e in paid_events]), st, late, statuses))
+        pay = _NEW(Payment)   # a frozen dataclass's __init__ sets each field by name
+        pay.__dict__.update(period=period, accrued_through=min(period.end, cutoff) - ONE_DAY,
+                            amounts=amounts, paid=paid,
+                            paid_events=tuple([e.id for e in paid_events]), status=st,
+                            late=late, statuses=statuses)
+        out.append(pay)
     problems = [f"AdditionalInterestPaid {e.id}: no interest period up to {as_of} has "
                 f"Interest Payment Date {d}" for d, es in by_date.items() if d not in used
                 for e in es]

@@ -285,11 +285,11 @@ def payment_json(r: Registration, pay: Payment, behind: Behind | None = None,
     and interpretations of the Registration Defaults behind the Holder's accrual."""
     period = pay.period
     behind = behind or Behind(r)
-    return {
-        "payment_date": iso(period.payment_date), "paid_on": iso(period.paid_on),
-        "record_date": iso(period.record_date),
-        "period_start": iso(period.start), "period_end": iso(period.end),
-        "accrued_through": iso(pay.accrued_through),
+    return {   # the days of a period are never None
+        "payment_date": period.payment_date.isoformat(), "paid_on": period.paid_on.isoformat(),
+        "record_date": period.record_date.isoformat(),
+        "period_start": period.start.isoformat(), "period_end": period.end.isoformat(),
+        "accrued_through": pay.accrued_through.isoformat(),
         "amounts": {h: format(a.amount, "f") for h, a in pay.amounts.items()},
         "total": money(pay.total),
         "paid": {h: money(v) for h, v in sorted(pay.paid.items())},
@@ -297,7 +297,7 @@ def payment_json(r: Registration, pay: Payment, behind: Behind | None = None,
         "paid_events": list(pay.paid_events), "status": pay.status, "late": pay.late,
         "statuses": dict(pay.statuses),
         "late_holders": [h for h, st in pay.statuses.items()
-                         if pay.late and st in ("due", "underpaid")],
+                         if st in ("due", "underpaid")] if pay.late else [],
         "basis": ({h: behind.amount_json(a) for h, a in pay.amounts.items()} if bases
                   else {}),
     }
