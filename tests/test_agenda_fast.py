@@ -361,17 +361,10 @@ def test_a_helper_that_fails_leaves_its_share_to_this_process(six_deals, monkeyp
 
 
 def test_an_altered_row_read_by_a_helper_is_named_on_one_line(tmp_path, monkeypatch):
-    import sqlite3
-
     from tests.cli_support import run
-    from tests.test_agenda_read import _portfolio
+    from tests.test_agenda_read import altered_portfolio
 
-    path = str(tmp_path / "p.db")
-    _portfolio(path, 4)
-    conn = sqlite3.connect(path)
-    conn.execute("UPDATE stored_events SET state = ? WHERE rowid = 3", (b"not json",))
-    conn.commit()
-    conn.close()
+    path = altered_portfolio(tmp_path)
     _pooled(monkeypatch)
     res = run("agenda", "--db", path, "--as-of", "2005-10-01")
     assert res.exit_code != 0 and res.stdout == "" and res.stderr.count("\n") == 1

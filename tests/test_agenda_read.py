@@ -135,7 +135,8 @@ def test_the_workers_shares_of_the_streams_are_the_deals_rows_as_of_the_split(tm
     assert sorted(got) == sorted(before) and len(got) == 5
 
 
-def test_an_altered_row_read_by_a_worker_is_named_on_one_line(tmp_path, monkeypatch):
+def altered_portfolio(tmp_path) -> str:
+    """A portfolio of 4 deals whose third stored row is not JSON (its position is 3)."""
     import sqlite3
 
     path = str(tmp_path / "p.db")
@@ -144,6 +145,11 @@ def test_an_altered_row_read_by_a_worker_is_named_on_one_line(tmp_path, monkeypa
     conn.execute("UPDATE stored_events SET state = ? WHERE rowid = 3", (b"not json",))
     conn.commit()
     conn.close()
+    return path
+
+
+def test_an_altered_row_read_by_a_worker_is_named_on_one_line(tmp_path, monkeypatch):
+    path = altered_portfolio(tmp_path)
     monkeypatch.setattr(agenda_module, "POOL_MIN_DEALS", 2)
     monkeypatch.setattr(agenda_module.os, "cpu_count", lambda: 2)
     with Ledger(path, create=False) as ledger:
