@@ -28,7 +28,6 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from heapq import heappop, heappush
 from operator import attrgetter
-from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 from typing import Iterable, Mapping, Sequence
