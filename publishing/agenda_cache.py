@@ -64,6 +64,11 @@ def _save(path: str, doc: dict[str, Any]) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(json.dumps(doc, separators=(",", ":")))   # the C encoder: 10x dump
         os.replace(tmp, path)
+    except OSError as err:   # the path is a directory, or not writable
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise UsageError(f"cannot write the cache {path}: {err.strerror}",
+                         field="--cache") from None
     except BaseException:
         if os.path.exists(tmp):
             os.remove(tmp)
@@ -127,8 +132,12 @@ def cached_lines(ledger: Any, path: str, options: Mapping[str, Any]
                  ) -> dict[str, tuple[list[dict[str, Any]], date, Any]]:
     """Each deal's agenda lines (``publishing.agenda.deal_entry``), from the cache where
     fresh (module doc), computed where not; the cache file is brought up to date."""
+    from ledger.errors import UsageError
+
     from .agenda import compute_entries, window_end
 
+    if not path.strip() or os.path.isdir(path):
+        raise UsageError(f"give the cache file's path, not {path!r}", field="--cache")
     as_of = options["as_of"]
     key = _key(options)
     doc = _load(path)

@@ -89,3 +89,22 @@ def test_letter_lines_hold_between_event_days():
     assert hold(events, as_of=date(2002, 6, 1)) == ("2002-02-01", "2003-01-02")
     assert hold(events, as_of=date(2003, 1, 2)) == ("2003-01-02", None)
     assert hold(events, as_of=date(2002, 1, 31)) == (None, "2002-02-01")
+
+
+def test_a_cache_path_that_is_no_file_is_one_line_naming_the_option(tmp_path):
+    # found by tests/test_fuzz.py: `--cache ''` ended in os.replace(tmp, '') and a
+    # traceback; a directory did the same
+    from publishing.demo import build_demo
+    from tests.cli_support import run
+
+    db = str(tmp_path / "demo.db")
+    build_demo(db)
+    folder = tmp_path / "a-folder"
+    folder.mkdir()
+    for path in ("", "  ", str(folder)):
+        res = run("agenda", "--db", db, "--as-of", "2005-10-01", "--cache", path)
+        assert res.exit_code == 2 and res.stdout == "", (path, res.output)
+        assert res.stderr.count("\n") == 1 and "--cache" in res.stderr, res.stderr
+        assert "Traceback" not in res.output
+    assert list(folder.iterdir()) == [] and not [
+        p for p in tmp_path.iterdir() if p.name.startswith(".agenda-cache-")]
