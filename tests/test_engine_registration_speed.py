@@ -84,11 +84,9 @@ def trading(draw):
 
 def plain_holder_amounts(period, cutoff, accrual, holdings, questionnaires, readings):
     """``holder_amounts`` as it read ``claims`` row by row (before issue 17's second
-    round): the plain path the fast one must equal."""
-    from fractions import Fraction
-
-    from projections.registration.interest import (ZERO, HolderAmount, cents,
-                                                   principal_steps, round_ratio)
+    round): the plain path the fast one must equal. The amount from the windows is the
+    engine's ``holder_amount``: what is compared is how the claims are read."""
+    from projections.registration.interest import holder_amount
 
     forfeits = readings["conversion_forfeits"]
     no_request = readings["no_questionnaire_request"]
@@ -111,23 +109,10 @@ def plain_holder_amounts(period, cutoff, accrual, holdings, questionnaires, read
                 into = lost if forfeit else live
                 into[(lo, hi)] = into.get((lo, hi), 0) + q
                 ended = ended or lot.ended_on is not None
-        if not live and not lost:
-            continue
-        right = questionnaires.entitlement(holder, judged_on, no_request)
-        steps = list(live.items()) if len(live) < 2 else [
-            step for step in principal_steps(live) if factor(*step[0]) is not None]
-        if len(steps) == 1:
-            (lo, hi), q = steps[0]
-            f = factor(lo, hi)
-            num, den = cents(q) * f.numerator, f.denominator * 100
-        else:
-            total = sum((Fraction(cents(q)) * factor(lo, hi) / 100
-                         for (lo, hi), q in steps), Fraction(0))
-            num, den = total.numerator, total.denominator
-        amount = round_ratio(num, den) if right.entitled else ZERO
-        out[holder] = HolderAmount(holder, num, den, amount, tuple(steps),
-                                   tuple(sorted(lost.items())), right,
-                                   holdings.events_before(holder, last_day), ended)
+        if live or lost:
+            right = questionnaires.entitlement(holder, judged_on, no_request)
+            out[holder] = holder_amount(holder, live, lost, ended, right, factor, holdings,
+                                        last_day)
     return out
 
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 from fractions import Fraction
-from typing import Mapping, NamedTuple, Sequence
+from typing import Callable, Mapping, NamedTuple, Sequence
 
 from ledger.daycount import year_fraction
 from projections.basis import Basis
@@ -247,6 +247,19 @@ def holder_amounts(period: InterestPeriod, cutoff: date, accrual: Accrual,
                     else period.record_date, cutoff)
     start = period.start
     accrues: dict[tuple[date, date], bool] = {}   # window -> any day of it accrues
+
+    def window(lot: Lot) -> tuple[date, date] | None:
+        """The days of the period ``lot`` earns on, if any of them accrues."""
+        lo = start if lot.issued_on < start else lot.issued_on
+        end = lot.trs_end
+        hi = last_day if end is None or end > last_day else end
+        if lo >= hi:
+            return None
+        ok = accrues.get((lo, hi))
+        if ok is None:
+            ok = accrues[(lo, hi)] = factor(lo, hi) is not None
+        return (lo, hi) if ok else None
+
     lose = forfeits in ("unpaid", "all_unpaid")
     paid_on = period.paid_on
     for holder, (leaves, retired) in sorted(_claimed(period, holdings, forfeits).items()):
@@ -257,51 +270,43 @@ def holder_amounts(period: InterestPeriod, cutoff: date, accrual: Accrual,
         lost: dict[tuple[date, date], Decimal] = {}
         ended = False
         for lot in leaves:
-            lo = start if lot.issued_on < start else lot.issued_on
-            end = lot.trs_end
-            hi = last_day if end is None or end > last_day else end
-            if lo < hi:
-                window = (lo, hi)
-                ok = accrues.get(window)
-                if ok is None:
-                    ok = accrues[window] = factor(lo, hi) is not None
-                if ok:
-                    converted = lot.converted_on
-                    into = (lost if lose and converted is not None and converted < paid_on
-                            else live)
-                    into[window] = into.get(window, 0) + lot.principal
-                    ended = ended or lot.ended_on is not None
+            if (days := window(lot)) is not None:
+                converted = lot.converted_on
+                into = lost if lose and converted is not None and converted < paid_on else live
+                into[days] = into.get(days, 0) + lot.principal
+                ended = ended or lot.ended_on is not None
         for lot in retired:
-            lo = start if lot.issued_on < start else lot.issued_on
-            end = lot.trs_end
-            hi = last_day if end is None or end > last_day else end
-            if lo < hi:
-                window = (lo, hi)
-                ok = accrues.get(window)
-                if ok is None:
-                    ok = accrues[window] = factor(lo, hi) is not None
-                if ok:
-                    live[window] = live.get(window, 0) + lot.principal
-                    ended = True    # converted or retired
-        if not live and not lost:
-            continue
-        right = questionnaires.entitlement(holder, judged_on, no_request)
-        steps = list(live.items()) if len(live) < 2 else [
-            step for step in principal_steps(live) if factor(*step[0]) is not None]
-        if len(steps) == 1:
-            (lo, hi), q = steps[0]
-            f = factor(lo, hi)
-            num, den = cents(q) * f.numerator, f.denominator * 100
-        else:
-            total = sum((Fraction(cents(q)) * factor(lo, hi) / 100
-                         for (lo, hi), q in steps), Fraction(0))
-            num, den = total.numerator, total.denominator
-        amount = round_ratio(num, den) if right.entitled else ZERO
-        out[holder] = HolderAmount(holder, num, den, amount, tuple(steps),
-                                   tuple(sorted(lost.items())), right,
-                                   holdings.events_before(holder, last_day), ended)
+            if (days := window(lot)) is not None:
+                live[days] = live.get(days, 0) + lot.principal
+                ended = True    # converted or retired
+        if live or lost:
+            right = questionnaires.entitlement(holder, judged_on, no_request)
+            out[holder] = holder_amount(holder, live, lost, ended, right, factor, holdings,
+                                        last_day)
     return out
 
+
+def holder_amount(holder: str, live: Mapping[tuple[date, date], Decimal],
+                  lost: Mapping[tuple[date, date], Decimal], ended: bool, right: Entitlement,
+                  factor: Callable[[date, date], Fraction | None], holdings: Holdings,
+                  last_day: date) -> HolderAmount:
+    """A Holder's amount from the principal it earns on per window (``live``) and what it
+    forfeits (``lost``): principal x factor summed exactly over the sub-periods of
+    constant principal, rounded once, half-up, to the cent (RRA §3(a); SPEC §2, §4.4);
+    0 if it is not entitled on the record date (RRA §3(a) last paragraph)."""
+    steps = list(live.items()) if len(live) < 2 else [
+        step for step in principal_steps(live) if factor(*step[0]) is not None]
+    if len(steps) == 1:
+        (lo, hi), q = steps[0]
+        f = factor(lo, hi)
+        num, den = cents(q) * f.numerator, f.denominator * 100
+    else:
+        total = sum((Fraction(cents(q)) * factor(lo, hi) / 100
+                     for (lo, hi), q in steps), Fraction(0))
+        num, den = total.numerator, total.denominator
+    amount = round_ratio(num, den) if right.entitled else ZERO
+    return HolderAmount(holder, num, den, amount, tuple(steps), tuple(sorted(lost.items())),
+                        right, holdings.events_before(holder, last_day), ended)
 
 def converted_later(period: InterestPeriod, holder: str, cutoff: date, accrual: Accrual,
                     holdings: Holdings) -> list[tuple[date, Fraction, tuple[date, date], Decimal]]:
