@@ -61,6 +61,7 @@ from .connection import (RETRY_SECONDS, cannot_write, check_sqlite_header, creat
                          env_for, immutable_uri, is_read_only, is_transient, one_line,
                          pg_connect, read_only_place, default_user, is_postgres_url, redact)
 from .errors import LedgerBusy, LedgerError, StoreError
+from .jsontext import made_once
 from .locks import AdvisoryLock, FileLock
 from .stored import Event, events_of, events_of_rows, format_timestamp, parse_timestamp
 from .seqorder import SeqOrder
@@ -102,26 +103,8 @@ _quote = json.encoder.encode_basestring  # what both encoders quote text with
 _json_loads = json.loads
 
 
-
-
-def _made_once(encoder: json.JSONEncoder) -> Any:
-    """``encoder.encode`` through one C encoder made once: ``JSONEncoder.encode`` makes a
-    new one on every call, a third of the time of encoding an event's small ``data``.
-    The same text (the same C code, the same settings) for the acyclic JSON values the
-    ledger encodes; the circular-reference check is left out, so a cycle would end in
-    ``RecursionError`` instead of ``ValueError`` (none can occur: they come from JSON)."""
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:  # pragma: no cover - CPython has it
-        return encoder.encode
-    c_encode = make(None, encoder.default, _quote, None, encoder.key_separator,
-                    encoder.item_separator, encoder.sort_keys, encoder.skipkeys,
-                    encoder.allow_nan)
-    join = "".join
-    return lambda value: join(c_encode(value, 0))
-
-
-_canonical_text = _made_once(_CANONICAL)
-_stored_text = _made_once(_STORED_JSON)
+_canonical_text = made_once(_CANONICAL)
+_stored_text = made_once(_STORED_JSON)
 
 
 def canonical(record: dict[str, Any]) -> bytes:

@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from ledger.collector import paused
 from ledger.errors import LedgerError
-from ledger.store import _stored_text
+from ledger.jsontext import compact
 
 from . import dealstate, written
 from .viewtables import (DEAL_TABLES, DEALS, REPORT_SECTIONS, deal_row, sql_rows,
@@ -72,9 +72,9 @@ def decode_page(found: Sequence[tuple[int, Mapping[str, Any]]], as_of: str) -> P
 
 
 # The stored records' own JSON settings (``ledger.store``), through one C encoder made
-# once: ``JSONEncoder.encode`` makes a new one on every call (with the next fast path, a
-# rebuild decodes a page of the log in 6.7 us an event instead of 11).
-_DUMPS = _stored_text
+# once (``ledger.jsontext``; with the next fast path, a rebuild decodes a page of the log
+# in 6.7 us an event instead of 11).
+_DUMPS = compact()
 
 # A record's only field beyond ``_RECORD_FIELDS``, as every record of a ledger written
 # since the per-deal chain has it: the hash of its deal's previous event, whose JSON text
