@@ -4,7 +4,7 @@ libraries, measured in the same run, printed as one table of ratios.
 The cases (full sizes; ``--quick`` shrinks them so CI can check the suite still runs):
 
 * append: a 100,000-event JSONL batch over 100 new deals, parsed and appended in one
-  ``Ledger.append``; anchor: the library saving the same records as 100 aggregates in one
+  ``Ledger.append_lines`` (what ``deal-ledger append FILE`` calls); anchor: the library saving the same records as 100 aggregates in one
   ``Application.save`` (and, under it, plain sqlite3 ``executemany``);
 * record: ``deal-ledger record`` (a subprocess) on a 10-event and a 10,000-event deal,
   alternately, median of 7 each; the 10-event one is the anchor;
@@ -83,7 +83,7 @@ SPECS: dict[str, Spec] = {
     "help": Spec("deal-ledger --help (command)", "time"),
     "sqlite-insert": Spec("anchor: sqlite3 executemany, 1 transaction", "rate"),
     "es-save": Spec("anchor: eventsourcing batch save, 1 save()", "rate", "sqlite-insert"),
-    "append": Spec("append JSONL batch (parse + Ledger.append)", "rate", "es-save",
+    "append": Spec("append JSONL batch (Ledger.append_lines)", "rate", "es-save",
                    Target(">=", 1.0, ">= 1.0x es save", backends=("sqlite", "postgres"))),
     "record-small": Spec("record 1 event, 10-event deal (command)", "time"),
     "record-big": Spec("record 1 event, big deal (command)", "time", None,

@@ -211,8 +211,8 @@ def anchor_sqlite_select(p: dict[str, Any]) -> list[Row]:
 
 def case_append(p: dict[str, Any]) -> list[Row]:
     """What ``deal-ledger append FILE`` does after reading the file: parse and check the
-    JSONL batch, then one atomic ``Ledger.append``."""
-    from ledger.jsonl import read_batch
+    JSONL batch and append it in one atomic call (``Ledger.append_lines``, which a batch
+    this large takes in one pass on two processes, ``ledger.bulk``)."""
     from ledger.store import Ledger
 
     raw = data.jsonl(data.interleaved(p["deals"], p["per_deal"]))
@@ -220,15 +220,14 @@ def case_append(p: dict[str, Any]) -> list[Row]:
     if not is_pg(url):
         remove_sqlite(url)
     start = time.perf_counter()
-    batch = read_batch(raw)
-    parsed = time.perf_counter()
     with Ledger(url) as ledger:
-        result = ledger.append(batch, user="bench")
+        result = ledger.append_lines(raw, user="bench")
     end = time.perf_counter()
     if not is_pg(url):
         remove_sqlite(url)
+    one_pass = type(result.records).__name__ == "Records"
     return [{"id": "append", "seconds": end - start, "events": result.count,
-             "message": f"parse {parsed - start:.2f} s + append {end - parsed:.2f} s"}]
+             "message": "in one pass on two processes" if one_pass else "parsed, then appended"}]
 
 
 def case_record(p: dict[str, Any]) -> list[Row]:

@@ -72,6 +72,7 @@ def append(source: str, db: str, user: str | None) -> None:
     """Append a JSON Lines batch from SOURCE (a file, or - for standard input).
 
     All or nothing: the first bad line is named and nothing is written."""
+    from ledger import bulk
     from ledger.errors import UsageError
 
     if source == "-":
@@ -82,6 +83,9 @@ def append(source: str, db: str, user: str | None) -> None:
                 raw = fh.read()
         except OSError as err:
             raise UsageError(f"cannot read {source}: {err.strerror}") from None
+    if raw.count(b"\n") + 1 >= bulk.AT:
+        _print_appended(_append_large(raw, db, user))
+        return
     batch = read_with_progress(raw)
     with ledger_to_append(db) as ledger, progress_while(
             f"checking and writing {len(batch):,} events", len(batch)), \
@@ -90,11 +94,33 @@ def append(source: str, db: str, user: str | None) -> None:
     _print_appended(appended)
 
 
+def _append_large(raw: bytes, db: str, user: str | None):
+    """A large batch parsed, checked and written in one pass where it can be
+    (``Ledger.append_lines``). The store is opened before the lines are read, so an
+    error of the store, the lock or the operator is answered only once the lines are
+    known to be good: a bad line is named first, as for any batch."""
+    from ledger import bulk
+    from ledger.errors import InvalidEvent, LedgerError, RuleViolation
+    from ledger.jsonl import deal_guesses, read_batch, split_lines
+
+    try:
+        with ledger_to_append(db) as ledger, progress_while(
+                "checking and writing the batch", bulk.AT), \
+                deal_hint(ledger, lambda: deal_guesses(split_lines(raw)) or ()):
+            return ledger.append_lines(raw, user=user)
+    except LedgerError as err:
+        if isinstance(err, (InvalidEvent, RuleViolation)):
+            raise
+        read_batch(raw)   # raises the first bad line's error, if there is one
+        raise
+
+
 @contextlib.contextmanager
 def deal_hint(ledger, deals):
     """A refusal for a deal never opened gains the closest deals' names (README: a
     mistyped deal is answered with the closest names). The ledger's deals are read only
-    on that error, so appends that succeed pay nothing for it."""
+    on that error, so appends that succeed pay nothing for it. ``deals``: the batch's
+    deals, or a function that makes them (called only on that error)."""
     from ledger.errors import RuleViolation
     from ledger.guards import NEVER_OPENED
     from ledger.suggest import did_you_mean
@@ -105,6 +131,8 @@ def deal_hint(ledger, deals):
         if err.rule != NEVER_OPENED or err.field != "deal":
             raise
         known = sorted(set(ledger.deals()))
+        if callable(deals):
+            deals = deals()
         bad = next((d for d in deals if d not in known and d in err.message), None)
         hint = did_you_mean(bad, known) if bad else None
         if not hint:

@@ -52,7 +52,7 @@ class Job:
     """What both processes know of the batch before it is shared out: the lines, their
     ids and seqs, the store's fields, and each deal's aggregate as stored before it."""
 
-    new_events: Sequence[Any]
+    new_events: Sequence[Any]      # ``NewEvent`` of each line (``None``: not parsed here)
     ids: list[str]
     first_seq: int                 # the seq of the log's last event (the head)
     stamp: str                     # recorded_at
@@ -65,8 +65,13 @@ class Job:
     pieces_of: Callable[[dict[str, Any], str], Any]   # ``store._record_pieces``
     guard_text: Callable[[Any], str]                  # ``store._canonical_text``
     stream_id: Callable[[str], Any]                   # ``store.deal_id``
+    deals: list[str] = field(default_factory=list)    # each line's deal
     loaded: dict[str, Any] = field(default_factory=dict)
     before: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.deals:
+            self.deals = [new.deal for new in self.new_events]
 
     def stream(self, deal: str) -> Any:
         if deal not in self.loaded:
@@ -174,12 +179,25 @@ def check_batch(job: Job, due: Callable[[str, int], bool], parallel: bool,
     return Checked(pieces, records, guard_of, {})
 
 
-def _by_deal(new_events: Sequence[Any]) -> dict[str, list[int]]:
+def check_parsing(job: Job, due: Callable[[str, int], bool],
+                  parse: Callable[[list[int], str], None]) -> Checked:
+    """Step 1 on two processes for a batch not parsed yet (``ledger.bulk``): each deal's
+    lines parsed by the process that checks them; ``bulk.Unsure`` where that cannot be
+    done (a line refused, or not parsed, in either process; a child that failed)."""
+    from .bulk import Unsure
+
+    checked = _check_in_two(job, due, parse)
+    if checked is None:
+        raise Unsure("a line was refused, or the child failed")
+    return checked
+
+
+def _by_deal(deals: Sequence[str]) -> dict[str, list[int]]:
     by_deal: dict[str, list[int]] = {}
-    for k, new in enumerate(new_events):
-        lines = by_deal.get(new.deal)
+    for k, deal in enumerate(deals):
+        lines = by_deal.get(deal)
         if lines is None:
-            by_deal[new.deal] = [k]
+            by_deal[deal] = [k]
         else:
             lines.append(k)
     return by_deal
@@ -189,13 +207,17 @@ class _Refused(Exception):
     """A line broke a rule while the batch was checked on two processes."""
 
 
-def _check_in_two(job: Job, due: Callable[[str, int], bool]) -> Checked | None:
+def _check_in_two(job: Job, due: Callable[[str, int], bool],
+                  parse: Callable[[list[int], str], None] | None = None) -> Checked | None:
     """Step 1 on two processes (module docstring); ``None`` to check the batch again in
     one process, line by line: a line broke a rule (in either process), or a deal could
-    not be read before the fork."""
+    not be read before the fork. ``parse(lines, deal)``: the deal's lines are parsed
+    first, by the process that checks them (``ledger.bulk``; a ``LedgerError`` is a
+    refusal); the child's lines then stay unparsed here, their records ``None``, and a
+    child that fails means ``None`` too."""
     from .jsonl import _Claims
 
-    by_deal = _by_deal(job.new_events)
+    by_deal = _by_deal(job.deals)
     if len(by_deal) < 2:
         return None
     order = list(by_deal)
@@ -212,22 +234,25 @@ def _check_in_two(job: Job, due: Callable[[str, int], bool]) -> Checked | None:
     pieces: list[Any] = [None] * n
     records: list[Any] = [None] * n
     guard_of: dict[str, Any] = {}
-    child = Child(lambda: _child(job, by_deal, order, claims, due))
+    child = Child(lambda: _child(job, by_deal, order, claims, due, parse))
     mine: list[str] = []
     made: dict[str, str] = {}
     try:
         try:
             while (i := claims.front()) is not None:
                 mine.append(order[i])
+                if parse is not None:
+                    parse(by_deal[order[i]], order[i])
                 _check_deal(job, order[i], by_deal, pieces, records, guard_of, due, made)
         except LedgerError:
             raise _Refused from None
         # while the child ends, the records of its lines (it sends only their texts)
         taken = set(mine)
         rest = [d for d in order if d not in taken]
-        for deal in rest:
-            for k in by_deal[deal]:
-                records[k] = job.record(k)
+        if parse is None:
+            for deal in rest:
+                for k in by_deal[deal]:
+                    records[k] = job.record(k)
         found = child.result()
     except BaseException as err:
         child.stop()
@@ -246,6 +271,8 @@ def _check_in_two(job: Job, due: Callable[[str, int], bool]) -> Checked | None:
         if sorted(theirs) != sorted(rest) or len(split) != 4 * len(lines):
             theirs = None
     if theirs is None:   # the child failed: check its deals here
+        if parse is not None:
+            return None
         try:
             for deal in rest:
                 check_events(job, by_deal[deal], pieces, records, guard_of)
@@ -272,10 +299,12 @@ def _check_deal(job: Job, deal: str, by_deal: dict[str, list[int]], pieces: list
 
 
 def _child(job: Job, by_deal: dict[str, list[int]], order: list[str], claims: Any,
-           due: Callable[[str, int], bool]) -> tuple[Any, ...]:
-    """In the child: check the deals it claims from the back; send their lines' texts
-    (joined), and the canonical guard state of those due for a snapshot; ``refused``
-    at the first line that breaks a rule (the parent checks again and names it)."""
+           due: Callable[[str, int], bool],
+           parse: Callable[[list[int], str], None] | None = None) -> tuple[Any, ...]:
+    """In the child: check the deals it claims from the back (parsing their lines first
+    if ``parse``); send their lines' texts (joined), and the canonical guard state of
+    those due for a snapshot; ``refused`` at the first line that breaks a rule (the
+    parent checks again and names it)."""
     theirs: list[str] = []
     pieces: list[Any] = [None] * len(job.new_events)
     guard_of: dict[str, Any] = {}
@@ -283,6 +312,8 @@ def _child(job: Job, by_deal: dict[str, list[int]], order: list[str], claims: An
     try:
         while (j := claims.back()) is not None:
             theirs.append(order[j])
+            if parse is not None:
+                parse(by_deal[order[j]], order[j])
             _check_deal(job, order[j], by_deal, pieces, None, guard_of, due, made)
     except LedgerError:
         return ("refused", None, None)
@@ -293,12 +324,15 @@ def _child(job: Job, by_deal: dict[str, list[int]], order: list[str], claims: An
 def link(job: Job, checked: Checked, stored_of: Callable[..., Any] | None,
          head_hash: str, started_prefix: str, recorded_prefix: str,
          topics: tuple[str, str]
-         ) -> tuple[list[dict[str, Any]], list[Any], dict[str, list[Any]], dict[str, int]]:
+         ) -> tuple[list[Any], list[Any], dict[str, list[Any]], dict[str, int],
+                    dict[int, tuple[str, str, str]]]:
     """Step 2, in seq order: fill each line's holes with the hash before it in the log
     and in its deal, hash it, and make its stored event (``stored_of(deal, version,
     record)`` where the library's mapper must make it, else directly from the texts).
     Returns the records and their stored events, in seq order, each deal's ``at`` (its
-    last ``[seq, hash]``) and each deal's version after the batch."""
+    last ``[seq, hash]``), each deal's version after the batch, and the links
+    (``prev_hash``, ``deal_prev``, ``hash``) of the lines not parsed in this process,
+    whose records are ``None`` (``ledger.bulk`` makes them when asked)."""
     deal_id = job.stream_id
     started_topic, recorded_topic = topics
     sha256 = hashlib.sha256
@@ -307,11 +341,12 @@ def link(job: Job, checked: Checked, stored_of: Callable[..., Any] | None,
     last_line: dict[str, int] = {}
     version = dict(job.before)
     ids: dict[str, Any] = {}
-    out_records: list[dict[str, Any]] = []
+    out_records: list[Any] = []
     out_stored: list[Any] = []
+    unmade: dict[int, tuple[str, str, str]] = {}
+    new_events = job.new_events
     prev = head_hash
-    for k, new in enumerate(job.new_events):
-        deal = new.deal
+    for k, deal in enumerate(job.deals):
         dp = deal_last.get(deal)
         if dp is None:
             stream = job.loaded[deal]
@@ -320,11 +355,14 @@ def link(job: Job, checked: Checked, stored_of: Callable[..., Any] | None,
         c0, c1, c2, s0 = pieces[k]
         h = sha256(f"{c0}{dp}{c1}{prev}{c2}".encode("utf-8")).hexdigest()
         record = records[k]
-        if record is None:
+        if record is None and new_events[k] is not None:
             record = job.record(k)
-        record["prev_hash"] = prev
-        record["deal_prev"] = dp
-        record["hash"] = h
+        if record is None:
+            unmade[k] = (prev, dp, h)
+        else:
+            record["prev_hash"] = prev
+            record["deal_prev"] = dp
+            record["hash"] = h
         v = version[deal] = version[deal] + 1
         if stored_of is not None:
             out_stored.append(stored_of(deal, v, record))
@@ -340,4 +378,4 @@ def link(job: Job, checked: Checked, stored_of: Callable[..., Any] | None,
         deal_last[deal] = prev = h
         last_line[deal] = k
     at = {deal: [job.first_seq + k + 1, deal_last[deal]] for deal, k in last_line.items()}
-    return out_records, out_stored, at, version
+    return out_records, out_stored, at, version, unmade

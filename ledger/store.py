@@ -302,7 +302,7 @@ class LedgerApp(Application):
 class Appended:
     count: int
     head: Head
-    records: tuple[dict[str, Any], ...]
+    records: Sequence[dict[str, Any]]   # a tuple, or ``bulk.Records`` (made when asked)
 
 
 def _operator(user: str | None) -> str:
@@ -776,6 +776,25 @@ class Ledger:
         with self._writer_lock(), paused(len(new_events) >= PAUSE_GC_AT, promote=True):
             return self._append_retrying(new_events, who)
 
+    def append_lines(self, raw: bytes, *, user: str | None = None) -> Appended:
+        """``append(read_batch(raw))``: a JSON Lines batch parsed, checked and appended,
+        all or nothing, the first bad line named. A large batch goes in one pass on two
+        processes where it can (``ledger.bulk``), and the plain way otherwise, or if the
+        one pass is unsure of any line (the plain way then names it)."""
+        from . import bulk
+        from .jsonl import read_batch, split_lines
+
+        lines = split_lines(raw)
+        taken = bulk.take(lines) if self._direct else None
+        if taken is not None:
+            who = _operator(user)
+            try:
+                with self._writer_lock(), paused(True, promote=True):
+                    return self._append_retrying([None] * len(lines), who, taken)
+            except bulk.Unsure:
+                pass
+        return self.append(read_batch(raw), user=user)
+
     def _writer_lock(self):
         """One writer at a time, so racing writers queue instead of wasting work on
         batches that lose the race for the chain head: an ``flock`` on a sidecar file
@@ -786,24 +805,27 @@ class Ledger:
             return AdvisoryLock(self)
         return FileLock(self.url + ".lock")
 
-    def _append_retrying(self, new_events: Sequence[NewEvent], who: str) -> Appended:
+    def _append_retrying(self, new_events: Sequence[NewEvent | None], who: str,
+                         lines: Any = None) -> Appended:
+        """``lines``: the batch as ``bulk.Lines`` (``new_events`` then all ``None``)."""
         deadline = time.monotonic() + RETRY_SECONDS
         attempt = 0
         upgraded = False
         while True:
             attempt += 1
             head, self._locked_head = self._locked_head or self.head(), None
-            deals = {new.deal for new in new_events}
+            deals = set(lines.deals) if lines is not None else {n.deal for n in new_events}
             try:
-                staged = self._stage(new_events, head, who)
+                staged = self._stage(list(new_events), head, who, lines)
             except BaseException:
                 self._forget(deals)
                 raise
             streams, before, records, stored, guard_texts = staged
+            last = records[-1]
             chain = ChainAdvanced(originator_id=CHAIN_ID, originator_version=head.version + 1,
                                   timestamp=ChainAdvanced.create_timestamp(),
-                                  seq=records[-1]["seq"], hash=records[-1]["hash"],
-                                  recorded_at=records[-1]["recorded_at"])
+                                  seq=last["seq"], hash=last["hash"],
+                                  recorded_at=last["recorded_at"])
             # The log must hold the events in seq order, the order their hashes chain
             # in, whatever the batch interleaves (``_stage`` makes them in that order),
             # with the chain head last: one call of the library's recorder, one
@@ -846,12 +868,12 @@ class Ledger:
                     self._streams[deal] = stream
             self._snapshot(streams, before, guard_texts)
             new_head = Head(chain.seq, chain.hash, chain.recorded_at, chain.originator_version)
-            return Appended(len(records), new_head, tuple(records))
+            return Appended(len(records), new_head, records)
         raise LedgerBusy(f"the ledger stayed busy for {RETRY_SECONDS:.0f} s ({attempt} "
                          "attempts); nothing was written; try again")
 
-    def _stage(self, new_events: Sequence[NewEvent], head: Head, who: str
-               ) -> tuple[dict[str, DealStream], dict[str, int], list[dict[str, Any]],
+    def _stage(self, new_events: list[Any], head: Head, who: str, lines: Any = None
+               ) -> tuple[dict[str, DealStream], dict[str, int], Sequence[dict[str, Any]],
                           list[Any], dict[str, str]]:
         """Check every event against its deal's state and build its record and the
         library's stored event of it, in seq order; fold it into the deal's aggregate
@@ -867,8 +889,13 @@ class Ledger:
         built: the stored state is written from the record directly
         (``_stored_prefixes``), byte for byte what the library's mapper would write
         (tests/test_store.py checks both ways), and the aggregate is advanced as its
-        events would advance it (``DealStream._started``, ``_recorded``)."""
-        from . import staging
+        events would advance it (``DealStream._started``, ``_recorded``).
+
+        ``lines`` (``bulk.Lines``): the batch unparsed (``new_events`` all ``None``): each
+        deal's lines are parsed by the process that checks them, and ``bulk.Unsure``
+        where the one pass cannot take the batch; the records are then a
+        ``bulk.Records``."""
+        from . import bulk, staging
 
         now = self.clock()
         if head.recorded_at and parse_timestamp(head.recorded_at) > now:
@@ -876,23 +903,32 @@ class Ledger:
         ids = new_ids(len(new_events))
         # what guards.check needs of the lines after each one (a same-day line recorded
         # later may take effect first: ledger.dayorder), built only if a line needs it
-        batch = guards.Batch(lambda: [{**n.envelope(), "seq": head.seq + k, "id": i}
-                                      for k, (n, i) in enumerate(zip(new_events, ids), 1)])
+        batch = guards.Batch(bulk.unsure if lines is not None else (
+            lambda: [{**n.envelope(), "seq": head.seq + k, "id": i}
+                     for k, (n, i) in enumerate(zip(new_events, ids), 1)]))
         job = staging.Job(new_events, ids, head.seq, format_timestamp(now), who, _quote(who),
                           now, batch, self._deal, self._forget, _record_pieces,
-                          _canonical_text, deal_id)
-        checked = staging.check_batch(
-            job, lambda deal, version: version // SNAPSHOT_INTERVAL
-            > job.before[deal] // SNAPSHOT_INTERVAL, parallel=self._direct,
-            pool=getattr(self.app.recorder.datastore.pool, "name", None)
-            if self.is_postgres else None)
+                          _canonical_text, deal_id, lines.deals if lines is not None else [])
+
+        def due(deal: str, version: int) -> bool:
+            return version // SNAPSHOT_INTERVAL > job.before[deal] // SNAPSHOT_INTERVAL
+
+        pool = (getattr(self.app.recorder.datastore.pool, "name", None)
+                if self.is_postgres else None)
+        if lines is None:
+            checked = staging.check_batch(job, due, parallel=self._direct, pool=pool)
+        elif not staging.may_fork(pool):
+            raise bulk.Unsure("no second process here")
+        else:
+            checked = staging.check_parsing(job, due, lines.parser(new_events))
         # off the direct path, the library's mapper makes each stored event
         stored_of = None if self._direct else (
             lambda deal, version, record: self._library_stored(deal_id(deal), version, now,
                                                                record))
-        records, stored, at, versions = staging.link(
+        made, stored, at, versions, unmade = staging.link(
             job, checked, stored_of, head.hash, *_stored_prefixes(now),
             (STARTED_TOPIC, RECORDED_TOPIC))
+        records = bulk.records_of(made, unmade, lines, job.record, new_events)
         streams: dict[str, DealStream] = {}
         for deal, stream in job.loaded.items():
             guard = checked.guard_of[deal]
