@@ -171,6 +171,31 @@ def test_the_same_ledger_as_one_process(store_url, tmp_path, monkeypatch, fixed,
             drop_pg(other)
 
 
+@pytest.mark.parametrize("room", [0, 250_000])
+def test_texts_that_do_not_fit_the_shared_region_come_through_the_pipe(
+        sqlite_url, tmp_path, monkeypatch, fixed, room):
+    # none of the child's deals fits (0), or the first ones do and the later not
+    objs = _batch_objs()
+    serial = _run(sqlite_url, monkeypatch, objs, parallel=False)
+    monkeypatch.setattr(staging._Texts, "PER_LINE", 0)
+    monkeypatch.setattr(staging._Texts, "SPARE", room or 1)
+    put, log = staging._Texts.put, tmp_path / "fitted"
+
+    def counted(self, j, text):   # in the child: what fitted, told through a file
+        done = put(self, j, text)
+        with open(log, "a") as fh:
+            fh.write("y" if done else "n")
+        return done
+
+    monkeypatch.setattr(staging._Texts, "put", counted)
+    two = _run(str(tmp_path / "two.db"), monkeypatch, objs, parallel=True, slow="here")
+    assert two[0] == serial[0] and two[1] == serial[1]
+    fitted = log.read_text()
+    assert len(fitted) == len(two[2].childs_deals()) >= 2
+    assert "n" in fitted and ("y" in fitted) == bool(room)
+    assert "ny" not in fitted           # from the first that does not fit, none is put
+
+
 def test_the_next_append_reads_back_the_deals_the_child_checked(sqlite_url, tmp_path,
                                                                  monkeypatch, fixed):
     # the child's deals are not in this process's cache: the next append of the same
