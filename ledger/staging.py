@@ -35,8 +35,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Iterable, Sequence
 
-from eventsourcing.persistence import StoredEvent
-
 from . import guards
 from .forked import Child
 from .chainhead import GENESIS
@@ -53,7 +51,7 @@ class Job:
     ids and seqs, the store's fields, and each deal's aggregate as stored before it."""
 
     new_events: Sequence[Any]      # ``NewEvent`` of each line (``None``: not parsed here)
-    ids: list[str]
+    ids: Sequence[str]
     first_seq: int                 # the seq of the log's last event (the head)
     stamp: str                     # recorded_at
     who: str                       # recorded_by
@@ -410,12 +408,14 @@ def _child(job: Job, by_deal: dict[str, list[int]], order: list[str], claims: An
 
 def link(job: Job, checked: Checked, stored_of: Callable[..., Any] | None,
          head_hash: str, started_prefix: str, recorded_prefix: str,
-         topics: tuple[str, str]
+         topics: tuple[str, str], row: Callable[[Any, int, str, bytes], Any]
          ) -> tuple[list[Any], list[Any], dict[str, list[Any]], dict[str, int],
                     dict[int, tuple[str, str, str]]]:
     """Step 2, in seq order: fill each line's holes with the hash before it in the log
     and in its deal, hash it, and make its stored event (``stored_of(deal, version,
-    record)`` where the library's mapper must make it, else directly from the texts).
+    record)`` where the library's mapper must make it, else directly from the texts, as
+    ``row(originator_id, originator_version, topic, state)``: what the library's
+    ``StoredEvent`` holds, and all its recorders read of one).
     Returns the records and their stored events, in seq order, each deal's ``at`` (its
     last ``[seq, hash]``), each deal's version after the batch, and the links
     (``prev_hash``, ``deal_prev``, ``hash``) of the lines not parsed in this process,
@@ -454,11 +454,11 @@ def link(job: Job, checked: Checked, stored_of: Callable[..., Any] | None,
         if stored_of is not None:
             out_stored.append(stored_of(deal, v, record))
         elif v == 1:
-            out_stored.append(StoredEvent(ids[deal], 1, started_topic, (
+            out_stored.append(row(ids[deal], 1, started_topic, (
                 f'{started_prefix}{s0}{prev}","deal_prev":"{dp}","hash":"{h}"}}}}'
             ).encode("utf-8")))
         else:
-            out_stored.append(StoredEvent(ids[deal], v, recorded_topic, (
+            out_stored.append(row(ids[deal], v, recorded_topic, (
                 f'{recorded_prefix}{s0}{prev}","deal_prev":"{dp}","hash":"{h}"}}}}'
             ).encode("utf-8")))
         out_records.append(record)

@@ -184,15 +184,37 @@ _VERSION_NIBBLE = bytes((b & 0x0F) | 0x40 for b in range(256))  # 0100xxxx: vers
 _VARIANT_BITS = bytes((b & 0x3F) | 0x80 for b in range(256))    # 10xxxxxx: RFC 4122
 
 
-def new_ids(count: int) -> list[str]:
+class Ids(Sequence):
     """``count`` random (version 4) UUIDs as text, as ``str(uuid.uuid4())`` gives them,
-    from one read of the system's random source instead of one per id."""
-    raw = bytearray(os.urandom(16 * count))
-    raw[6::16] = raw[6::16].translate(_VERSION_NIBBLE)
-    raw[8::16] = raw[8::16].translate(_VARIANT_BITS)
-    h = raw.hex()
-    return [f"{h[i:i + 8]}-{h[i + 8:i + 12]}-{h[i + 12:i + 16]}-{h[i + 16:i + 20]}-"
-            f"{h[i + 20:i + 32]}" for i in range(0, 32 * count, 32)]
+    from one read of the system's random source instead of one per id, each written out
+    when asked for: the lines of a large batch are staged on two processes
+    (``ledger.staging``), and each writes out the ids of its own lines."""
+
+    __slots__ = ("_hex", "_count")
+
+    def __init__(self, count: int):
+        raw = bytearray(os.urandom(16 * count))
+        raw[6::16] = raw[6::16].translate(_VERSION_NIBBLE)
+        raw[8::16] = raw[8::16].translate(_VARIANT_BITS)
+        self._hex, self._count = raw.hex(), count
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, k: Any) -> Any:
+        if isinstance(k, slice):
+            return [self[i] for i in range(self._count)[k]]
+        if k < 0:
+            k += self._count
+        if not 0 <= k < self._count:
+            raise IndexError("id index out of range")
+        h, i = self._hex, 32 * k
+        return f"{h[i:i + 8]}-{h[i + 8:i + 12]}-{h[i + 12:i + 16]}-{h[i + 16:i + 20]}-{h[i + 20:i + 32]}"
+
+
+def new_ids(count: int) -> Sequence[str]:
+    """``Ids(count)``."""
+    return Ids(count)
 
 
 class DealStream(Aggregate):
@@ -276,7 +298,10 @@ class _Row:
 
 
 class _Stored:
-    """A stored event read back by ``Ledger._stream_rows``: what ``StoredEvent`` holds."""
+    """What the library's ``StoredEvent`` holds, and all its recorders read of one: a row
+    read back by ``Ledger._stream_rows``, and a new event written on the direct path
+    (``staging.link``: a quarter of the frozen dataclass's cost to make, 0.06 s of
+    100,000 events)."""
 
     __slots__ = ("originator_id", "originator_version", "topic", "state")
 
@@ -927,7 +952,7 @@ class Ledger:
                                                                record))
         made, stored, at, versions, unmade = staging.link(
             job, checked, stored_of, head.hash, *_stored_prefixes(now),
-            (STARTED_TOPIC, RECORDED_TOPIC))
+            (STARTED_TOPIC, RECORDED_TOPIC), _Stored)
         records = bulk.records_of(made, unmade, lines, job.record, new_events)
         streams: dict[str, DealStream] = {}
         for deal, stream in job.loaded.items():

@@ -518,3 +518,19 @@ def test_a_promoted_block_leaves_its_survivors_in_the_oldest_generation_still_co
     assert gc.get_freeze_count() == count
     gc.unfreeze()
     del kept, frozen, more
+
+
+def test_new_ids_are_version_4_uuids_written_out_when_asked():
+    import uuid
+
+    from ledger.store import new_ids
+
+    ids = new_ids(1000)
+    assert len(ids) == 1000 and len(set(ids)) == 1000
+    for text in (ids[0], ids[999], ids[-1], ids[500]):
+        u = uuid.UUID(text)
+        assert str(u) == text and u.version == 4 and u.variant == uuid.RFC_4122
+    assert ids[-1] == ids[999] and ids[3:6] == [ids[3], ids[4], ids[5]]
+    assert list(ids)[:2] == [ids[0], ids[1]]
+    with pytest.raises(IndexError):
+        ids[1000]
