@@ -6,11 +6,31 @@ and the caller then does the child's share itself."""
 
 from __future__ import annotations
 
+import atexit
 import gc
 import os
 import pickle
 import signal
 from typing import Any, Callable
+
+
+_NOTHING = object()
+_UNREAPED: list[int] = []   # children whose answer came before their exit
+
+
+def reap(*, block: bool = False) -> None:
+    """Collect the exit of children answered earlier (a finished child stays a zombie
+    until its parent waits for it); ``block``: wait for those still exiting."""
+    for pid in list(_UNREAPED):
+        try:
+            done, _ = os.waitpid(pid, 0 if block else os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            _UNREAPED.remove(pid)
+
+
+atexit.register(reap)
 
 
 class Child:
@@ -19,6 +39,7 @@ class Child:
     this process)."""
 
     def __init__(self, work: Callable[[], Any], *, collect: bool = True):
+        reap()
         read_end, write_end = os.pipe()
         pid = os.fork()
         if pid == 0:   # the child
@@ -37,19 +58,30 @@ class Child:
         self.pid = pid
         self._read_end = read_end
 
-    def result(self) -> Any:
-        """Waits for the child: what ``work()`` returned, or ``None`` if the child failed
-        or sent nothing that unpickles."""
+    def result(self, *, wait: bool = True) -> Any:
+        """Waits for the child's answer: what ``work()`` returned, or ``None`` if the
+        child failed or sent nothing that unpickles. ``wait=False``: a whole answer is
+        the child's last act before it exits, so this process does not wait for the
+        exit itself (the kernel takes down a large child's memory in 20-60 ms); the
+        caller reaps it later (``reap``), and an exit status already known to be a
+        failure still counts."""
         with os.fdopen(self._read_end, "rb") as incoming:
             self._read_end = -1
             payload = incoming.read()
-        _, status = os.waitpid(self.pid, 0)
-        if status != 0 or not payload:
-            return None
         try:
-            return pickle.loads(payload)
+            found = pickle.loads(payload) if payload else _NOTHING
         except Exception:
+            found = _NOTHING
+        try:
+            pid, status = os.waitpid(self.pid, 0 if wait or found is _NOTHING
+                                     else os.WNOHANG)
+        except ChildProcessError:
+            pid, status = self.pid, 0
+        if pid == 0:
+            _UNREAPED.append(self.pid)
+        elif status != 0:
             return None
+        return None if found is _NOTHING else found
 
     def stop(self) -> None:
         """Kills the child (this process is leaving, or does its share itself)."""

@@ -15,9 +15,10 @@ large batch runs on two cores.
 From ``PARALLEL_AT`` lines over two or more deals, where a ``fork`` is cheap and safe
 (``may_fork``), a forked child checks deals too (``_check_in_two``): this process
 claims deals from the front of the batch's list of deals, the child from the back, until
-they meet (``jsonl._Claims``), and the child sends back its lines' texts, joined by NUL (a
-character no JSON text the encoders make holds raw), and the canonical guard state of
-each of its deals due for a snapshot. What is written is the same, byte for byte, as
+they meet (``jsonl._Claims``), and the child hands back, deal by deal as it goes, in
+memory shared with this process (``_Texts``), its lines' texts and the canonical guard
+state of each of its deals due for a snapshot, joined by NUL (a character no JSON text
+the encoders make holds raw). What is written is the same, byte for byte, as
 one process writes (tests/test_append_parallel.py). All or nothing, and the first bad
 line's error exactly: on any refusal, in either process, the batch is checked again
 in one process, in line order (``check_events`` over the whole batch), which raises
@@ -237,14 +238,19 @@ def _check_in_two(job: Job, due: Callable[[str, int], bool],
     mine: list[str] = []
     made: dict[str, str] = {}
     received: dict[str, bool] = {}   # the child's deals whose texts are taken in
+    theirs_made: dict[str, str] = {}  # and the guard texts among them
     back = len(order) - 1            # the next of them, from the back
+
+    def spread(deal: str, text: str) -> None:
+        snapshot = due(deal, job.before[deal] + len(by_deal[deal]))
+        received[deal] = _spread(text, by_deal[deal], pieces,
+                                 theirs_made if snapshot else None, deal)
 
     def take_in() -> None:
         """The texts of the deals the child has checked since the last call."""
         nonlocal back
         while back >= 0 and (text := texts.get(back)) is not None:
-            deal = order[back]
-            received[deal] = _spread(text, by_deal[deal], pieces)
+            spread(order[back], text)
             back -= 1
 
     try:
@@ -265,7 +271,7 @@ def _check_in_two(job: Job, due: Callable[[str, int], bool],
                 for k in by_deal[deal]:
                     records[k] = job.record(k)
         take_in()
-        found = child.result()
+        found = child.result(wait=False)   # reaped after the write (``Ledger.append``)
         take_in()
     except BaseException as err:
         child.stop()
@@ -283,7 +289,7 @@ def _check_in_two(job: Job, due: Callable[[str, int], bool],
     if theirs is not None:
         try:
             for deal, text in more.items():   # those that did not fit the shared region
-                received[deal] = _spread(text, by_deal[deal], pieces)
+                spread(deal, text)
         except Exception:
             theirs = None
     if theirs is not None and (sorted(theirs) != sorted(rest)
@@ -300,17 +306,21 @@ def _check_in_two(job: Job, due: Callable[[str, int], bool],
         return Checked(pieces, records, guard_of, {})
     for deal in theirs:
         guard_of[deal] = None   # kept by the child: this process has no copy
-    return Checked(pieces, records, guard_of, {**made, **guard_texts})
+    return Checked(pieces, records, guard_of, {**made, **theirs_made, **guard_texts})
 
 
-def _spread(text: str, lines: list[int], pieces: list[Any]) -> bool:
-    """A deal's texts as the child joined them, four a line, put in ``pieces``; whether
-    there were as many as its lines have."""
+def _spread(text: str, lines: list[int], pieces: list[Any], made: dict[str, str] | None,
+            deal: str) -> bool:
+    """A deal's texts as the child joined them, four a line, put in ``pieces``, and after
+    them, if ``made`` (the deal is due for a snapshot), its guard state's canonical text,
+    put in ``made``; whether there were as many texts as that."""
     split = text.split(SEP) if text else []
-    if len(split) != 4 * len(lines):
+    if len(split) != 4 * len(lines) + (made is not None):
         return False
     for j, k in enumerate(lines):
         pieces[k] = split[4 * j:4 * j + 4]
+    if made is not None:
+        made[deal] = split[-1]
     return True
 
 
@@ -382,10 +392,10 @@ def _child(job: Job, by_deal: dict[str, list[int]], order: list[str], claims: An
            parse: Callable[[list[int], str], None] | None, texts: _Texts
            ) -> tuple[Any, ...]:
     """In the child: check the deals it claims from the back (parsing their lines first
-    if ``parse``), and put each one's lines' texts (joined) where this process takes
-    them in (``_Texts``); send the deals, the texts that did not fit, and the canonical
-    guard state of those due for a snapshot; ``refused`` at the first line that breaks
-    a rule (the parent checks again and names it)."""
+    if ``parse``), and put each one's lines' texts, and its guard state's canonical text
+    if it is due for a snapshot, joined, where this process takes them in
+    (``_Texts``); send the deals and the texts that did not fit; ``refused`` at the
+    first line that breaks a rule (the parent checks again and names it)."""
     theirs: list[str] = []
     pieces: list[Any] = [None] * len(job.new_events)
     guard_of: dict[str, Any] = {}
@@ -398,12 +408,15 @@ def _child(job: Job, by_deal: dict[str, list[int]], order: list[str], claims: An
             if parse is not None:
                 parse(by_deal[deal], deal)
             _check_deal(job, deal, by_deal, pieces, None, guard_of, due, made)
-            text = SEP.join([p for k in by_deal[deal] for p in pieces[k]])
+            parts = [p for k in by_deal[deal] for p in pieces[k]]
+            if deal in made:
+                parts.append(made.pop(deal))
+            text = SEP.join(parts)
             if not texts.put(j, text):
                 more[deal] = text
     except LedgerError:
         return ("refused", None, None)
-    return (theirs, more, made)
+    return (theirs, more, {})
 
 
 def link(job: Job, checked: Checked, stored_of: Callable[..., Any] | None,

@@ -38,6 +38,7 @@ directory or role (reads still work), a stored row altered outside deal-ledger.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -344,6 +345,18 @@ def _operator(user: str | None) -> str:
         raise UsageError("the operator name must be one line of at most 200 characters",
                          field="--user")
     return who
+
+
+@contextlib.contextmanager
+def _reaping() -> Iterator[None]:
+    """A forked child that answered before it exited (``ledger.staging``) is waited for
+    once the batch is written: no process is left behind."""
+    try:
+        yield
+    finally:
+        from .forked import reap
+
+        reap(block=True)
 
 
 def _utc_now() -> datetime:
@@ -798,7 +811,8 @@ class Ledger:
         who = _operator(user)
         if not new_events:
             return Appended(0, self.head(), ())
-        with self._writer_lock(), paused(len(new_events) >= PAUSE_GC_AT, promote=True):
+        with self._writer_lock(), paused(len(new_events) >= PAUSE_GC_AT, promote=True), \
+                _reaping():
             return self._append_retrying(new_events, who)
 
     def append_lines(self, raw: bytes, *, user: str | None = None) -> Appended:
@@ -814,7 +828,7 @@ class Ledger:
         if taken is not None:
             who = _operator(user)
             try:
-                with self._writer_lock(), paused(True, promote=True):
+                with self._writer_lock(), paused(True, promote=True), _reaping():
                     return self._append_retrying([None] * len(lines), who, taken)
             except bulk.Unsure:
                 pass

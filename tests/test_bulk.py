@@ -309,3 +309,13 @@ def test_the_command_names_a_bad_line_before_a_store_it_cannot_write(tmp_path, m
     path.write_bytes(_raw(objs))
     err = refused(run("append", str(path), "--db", str(db)), 5)
     assert "line " not in err
+
+
+def test_no_process_is_left_behind(sqlite_url, monkeypatch):
+    # the child answers before it exits; the append waits for it once the batch is written
+    with monkeypatch.context() as m, _ledger(sqlite_url) as ledger:
+        Pass(m, "here")
+        done = ledger.append_lines(_raw(_batch_objs()), user="Zoë")
+        assert isinstance(done.records, bulk.Records)
+        with pytest.raises(ChildProcessError):
+            os.waitpid(-1, os.WNOHANG)
