@@ -313,9 +313,19 @@ def test_the_command_names_a_bad_line_before_a_store_it_cannot_write(tmp_path, m
 
 def test_no_process_is_left_behind(sqlite_url, monkeypatch):
     # the child answers before it exits; the append waits for it once the batch is written
+    import ledger.forked as forked
+
+    real_exit = os._exit
+
+    def slow_exit(status):   # the child lingers after its answer, as a large one does
+        time.sleep(0.5)
+        real_exit(status)
+
     with monkeypatch.context() as m, _ledger(sqlite_url) as ledger:
-        Pass(m, "here")
+        Pass(m)
+        m.setattr(forked.os, "_exit", slow_exit)
         done = ledger.append_lines(_raw(_batch_objs()), user="Zoë")
+        m.undo()
         assert isinstance(done.records, bulk.Records)
         with pytest.raises(ChildProcessError):
             os.waitpid(-1, os.WNOHANG)
