@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import time
 
 import pytest
@@ -22,8 +21,8 @@ from ledger.errors import LedgerError
 from ledger.store import Ledger
 from tests.cli_support import ok, refused, run
 from tests.db_access import Raw
-from tests.test_staging import (LONG, NEW, _COUNTER, _batch_objs, _history,
-                                _events, _written, fixed, histories)  # noqa: F401
+from tests.test_staging import (LONG, NEW, _COUNTER, _batch_objs, _dies, _fails, _history,
+                                _ledger, compared, fixed, histories)  # noqa: F401
 
 pytestmark = [pytest.mark.skipif(not hasattr(os, "fork") or (os.cpu_count() or 1) < 2,
                                  reason="two processes need fork and two cores"),
@@ -65,13 +64,6 @@ class Pass:
         m.setattr(bulk.Lines, "parser", counting)
 
 
-def _ledger(url: str) -> Ledger:
-    _COUNTER[0] = 0   # each ledger gets the same ids (the ``fixed`` fixture)
-    ledger = Ledger(url)
-    ledger.append(_events(_history()), user="setup")
-    return ledger
-
-
 def _answer(ledger: Ledger, raw: bytes, one_pass: bool) -> object:
     if one_pass:
         # where the one pass gives up, the plain way gets the ids it would have got
@@ -89,15 +81,8 @@ def _answer(ledger: Ledger, raw: bytes, one_pass: bool) -> object:
 
 def _run(url: str, monkeypatch, raw: bytes, *, one_pass: bool, slow: str | None = None
          ) -> tuple[object, tuple, Pass | None]:
-    with monkeypatch.context() as m, _ledger(url) as ledger:
-        mode = Pass(m, slow) if one_pass else None
-        before = _written(url, ledger)
-        answer = _answer(ledger, raw, one_pass)
-        after = _written(url, ledger)
-        if isinstance(answer, str):
-            assert after == before          # all or nothing
-        assert verify(ledger).ok
-    return answer, after, mode
+    return compared(url, monkeypatch, lambda m: Pass(m, slow) if one_pass else None,
+                    lambda ledger: _answer(ledger, raw, one_pass))
 
 
 @pytest.mark.parametrize("slow", [None, "here", "child"])
@@ -210,14 +195,6 @@ def test_a_deal_read_wrongly_from_the_text_is_left_to_the_plain_way(sqlite_url, 
         Pass(m)
         answer = _answer(ledger, raw, True)
     assert answer == plain[0] and Raw(str(tmp_path / "one.db")).rows() == plain[1][0]
-
-
-def _dies(*_args):
-    os.kill(os.getpid(), signal.SIGKILL)
-
-
-def _fails(*_args):
-    raise RuntimeError("the child broke")
 
 
 @pytest.mark.parametrize("how", [_dies, _fails])

@@ -13,6 +13,7 @@ import signal
 import time
 import uuid
 from datetime import datetime, timezone
+from typing import Any
 
 import pytest
 
@@ -136,17 +137,25 @@ class Mode:
         return [d for d, g in self.checked[-1].guard_of.items() if g is None]
 
 
-def _run(url: str, monkeypatch, objs: list[dict], *, parallel: bool,
-         slow: str | None = None) -> tuple[object, tuple, Mode]:
+def compared(url: str, monkeypatch, mode_of, answer_of) -> tuple[object, tuple, Any]:
+    """The answer of ``answer_of(ledger)`` on a ledger holding ``_history()``, with
+    ``mode_of(monkeypatch)`` in force, what was written, and the mode; a refusal must
+    leave every row as it was."""
     with monkeypatch.context() as m, _ledger(url) as ledger:
-        mode = Mode(m, parallel, slow)
+        mode = mode_of(m)
         before = _written(url, ledger)
-        answer = _answer(ledger, _events(objs))
+        answer = answer_of(ledger)
         after = _written(url, ledger)
         if isinstance(answer, str):
             assert after == before          # all or nothing
-            assert verify(ledger).ok
+        assert verify(ledger).ok
     return answer, after, mode
+
+
+def _run(url: str, monkeypatch, objs: list[dict], *, parallel: bool,
+         slow: str | None = None) -> tuple[object, tuple, Mode]:
+    return compared(url, monkeypatch, lambda m: Mode(m, parallel, slow),
+                    lambda ledger: _answer(ledger, _events(objs)))
 
 
 @pytest.mark.parametrize("slow", [None, "here", "child"])
