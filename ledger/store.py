@@ -874,7 +874,8 @@ class Ledger:
                                                        key=_record_seq)]
             stored.append(self.app.mapper.to_stored_event(chain))
             try:
-                self.app.recorder.insert_events(stored)
+                with self._binary_params():
+                    self.app.recorder.insert_events(stored)
             except (IntegrityError, OperationalError) as err:
                 self._forget(deals)
                 if is_read_only(err):
@@ -992,6 +993,15 @@ class Ledger:
                                         timestamp=when, record=record)
         return self.app.mapper.to_stored_event(event)
 
+    def _binary_params(self) -> Any:
+        """On PostgreSQL, the library's insert parameters sent in binary
+        (``ledger.pgbinary``: 7.0 -> 2.2 s for 100,000 events)."""
+        if not self.is_postgres:
+            return contextlib.nullcontext()
+        from .pgbinary import binary_params
+
+        return binary_params(self.app.recorder.datastore)
+
     def _upgrade_schema(self) -> None:
         try:
             self.app.recorder.create_table()
@@ -1021,7 +1031,8 @@ class Ledger:
             stored = [self.app.snapshots.mapper.to_stored_event(self._library_snapshot(s))
                       for _d, s in due]
         try:
-            self.app.snapshots.recorder.insert_events(stored)
+            with self._binary_params():
+                self.app.snapshots.recorder.insert_events(stored)
         except PersistenceError:
             pass  # a snapshot is a cache: the events are already safe
 
