@@ -15,7 +15,9 @@ Layout in the library's terms:
 
 A batch is saved with one call of the library's recorder, ``insert_events``: one
 transaction, all or nothing (on PostgreSQL one ``INSERT ... FROM unnest(...)`` through
-the library's insert function, whatever the batch size), the chain head last. The write
+the library's insert function, whatever the batch size, its parameters sent in binary:
+``ledger.pgbinary``), the chain head last. A large JSON Lines batch is parsed and checked
+in one pass, by deal, on two processes (``Ledger.append_lines``, ``ledger.bulk``). The write
 path builds no library event objects: each record is hashed over its canonical JSON and
 its stored event (``StoredEvent``: stream, version, topic, state) is written from the
 same JSON pieces, byte for byte what the library's mapper would store for the
