@@ -450,6 +450,12 @@ class Ledger:
         transcoder, no compressor, no cipher): what ``ledger.logread`` reads."""
         return self._direct
 
+    @property
+    def event_topics(self) -> tuple[str, ...]:
+        """The library's topics of the stored rows that are events (not the chain's
+        head), as its ``topic`` column holds them."""
+        return tuple(self._topics)
+
     def log_range(self, after: int, upto: int) -> list[tuple[int, dict[str, Any]]]:
         """``(notification id, record)`` of the events among notifications
         ``(after, upto]``, in log order (the chain head's rows left out), decoded as a

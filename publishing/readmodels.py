@@ -47,7 +47,7 @@ from eventsourcing.sqlite import SQLiteDatastore, SQLiteTrackingRecorder
 from ledger.errors import StoreError, UsageError
 from ledger.locks import FileLock
 
-from . import viewworkers
+from . import logcopy, viewworkers
 from .viewtables import (DEAL_TABLES, DEALS, DIRTY, EVENTS, FORMAT, LATE_INDEXES, META,
                          TABLES, TRACKING, WRITTEN, cents, deal_row, metadata,
                          schedule_rows)
@@ -147,6 +147,22 @@ class ReadModels(SQLiteTrackingRecorder):
                 self._tuned.add(id(raw))
             with conn.transaction(commit=True) as cursor:
                 yield cursor
+
+    @contextmanager
+    def writing(self) -> Iterator[tuple[sqlite3.Connection, Callable[[], Any]]]:
+        """One pooled connection, held: its SQLite connection (to attach a file outside
+        a transaction, ``publishing.logcopy``) and what makes a write transaction on it
+        (a context manager giving its cursor)."""
+        with self.datastore.get_connection(commit=True) as conn:
+            raw = conn._sqlite_conn
+            if id(raw) not in self._tuned:
+                raw.execute("PRAGMA synchronous=NORMAL")
+                self._tuned.add(id(raw))
+            yield raw, lambda: conn.transaction(commit=True)
+
+    def empty(self) -> bool:
+        """Whether the file holds no event and no deal (new, or emptied to rebuild)."""
+        return not self.query("SELECT 1 FROM events UNION ALL SELECT 1 FROM deals LIMIT 1")
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
         with self.datastore.transaction(commit=False) as c:
@@ -327,13 +343,23 @@ def _views(ledger: Any, models: ReadModels, *, as_of: date, rebuild: bool, page:
             c.execute("INSERT OR IGNORE INTO _dirty SELECT deal FROM deals")
             c.executemany("INSERT OR REPLACE INTO _meta VALUES (?, ?)", list(settings.items()))
     result.seq = int(meta.get("last_seq") or 0)
-    ahead = (ledger.app.recorder.max_notification_id() or 0) - position
-    pooled = workers > 1 and ahead >= STREAM_POOL_MIN
+    stop = ledger.app.recorder.max_notification_id() or 0
+    pooled = workers > 1 and stop - position >= STREAM_POOL_MIN
+    copied = 0
     with (worker_pool(models.path, ledger.url, workers) if pooled
           else contextlib.nullcontext()) as pool:
+        if position == 0 and stop and logcopy.possible(ledger) and models.empty():
+            # SQLite copies the log into the empty file (``publishing.logcopy``); the
+            # page path below takes what it did not
+            position, tracked, copied, result.seq = logcopy.copy(
+                ledger, models, app_name, stop, page, on_progress, pool, workers)
         result.position, result.events, result.seq = _stream(
             ledger, models, app_name, position, result.seq, page, as_of.isoformat(),
             on_progress, pool, workers)
+    if copied:
+        result.events += copied
+        if result.events == copied:   # the page path found nothing after the copy
+            result.position = tracked
     # a deal's rows are read by its index, made first; the others are made while the
     # first deals are computed (after a rebuild they take seconds, and the workers only
     # read committed rows)

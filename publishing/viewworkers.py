@@ -15,7 +15,7 @@ from datetime import date
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from ledger.collector import paused
-from ledger.errors import LedgerError
+from ledger.errors import LedgerError, StoreError
 from ledger.jsontext import compact
 
 from . import dealstate, written
@@ -50,24 +50,30 @@ def decode_page(found: Sequence[tuple[int, Mapping[str, Any]]], as_of: str) -> P
     dirty: dict[str, None] = {}
     later: dict[str, list[int]] = {}
     fields = len(_RECORD_FIELDS)
-    for nid, r in found:
-        extra = len(r) > fields - 3 and r.keys() - _RECORD_FIELDS  # source, key, v optional
-        if not extra:
-            extra_text = None
-        elif extra == _DEAL_PREV and _is_hash(link := r["deal_prev"]):
-            extra_text = '{"deal_prev":"' + link + '"}'    # what dumps writes for it
-        else:
-            extra_text = dumps({k: r[k] for k in sorted(extra)})
-        rows.append((r["seq"], nid, r["id"], r["deal"], r["type"], r["date"],
-                     dumps(r["data"]), r.get("source"), r.get("key"), r.get("v"),
-                     r["recorded_at"], r["recorded_by"], r["prev_hash"], r["hash"],
-                     extra_text, 0))
-        if r["date"] <= as_of or r["type"] == "EventRetracted":   # counts_as_of
-            dirty[r["deal"]] = None
-        else:
-            tally = later.setdefault(r["deal"], [0, 0])
-            tally[0] += 1
-            tally[1] = r["seq"]
+    nid = 0
+    try:
+        for nid, r in found:
+            extra = len(r) > fields - 3 and r.keys() - _RECORD_FIELDS  # source, key, v optional
+            if not extra:
+                extra_text = None
+            elif extra == _DEAL_PREV and _is_hash(link := r["deal_prev"]):
+                extra_text = '{"deal_prev":"' + link + '"}'    # what dumps writes for it
+            else:
+                extra_text = dumps({k: r[k] for k in sorted(extra)})
+            rows.append((r["seq"], nid, r["id"], r["deal"], r["type"], r["date"],
+                         dumps(r["data"]), r.get("source"), r.get("key"), r.get("v"),
+                         r["recorded_at"], r["recorded_by"], r["prev_hash"], r["hash"],
+                         extra_text, 0))
+            if r["date"] <= as_of or r["type"] == "EventRetracted":   # counts_as_of
+                dirty[r["deal"]] = None
+            else:
+                tally = later.setdefault(r["deal"], [0, 0])
+                tally[0] += 1
+                tally[1] = r["seq"]
+    except (KeyError, TypeError, AttributeError):   # a record without a field it reads
+        raise StoreError(f"the stored event at position {nid} of the log does not read as "
+                         "an event (a field missing or of the wrong type): the ledger was "
+                         "altered outside deal-ledger; run `deal-ledger verify`") from None
     return rows, list(dirty), later, (found[-1][0] if found else 0)
 
 

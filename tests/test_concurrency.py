@@ -105,11 +105,14 @@ def _hold_the_writer_lock(url: str) -> subprocess.Popen:
 def test_a_writer_that_never_gets_the_lock_is_busy(store_url, monkeypatch, tmp_path):
     """Waiting is bounded: exit 4 (busy), one line, nothing written; then, once the
     holder is gone, the same append goes through."""
-    from ledger import store
+    from ledger import connection, locks, store
     from tests.test_bad_inputs import invoke
 
     _open(store_url)
-    monkeypatch.setattr(store, "RETRY_SECONDS", 1.0)
+    # each module that waits reads its own name (PostgreSQL's lock_timeout is set from
+    # connection's): all three, or the PostgreSQL run waits the full minute, twice
+    for module in (connection, locks, store):
+        monkeypatch.setattr(module, "RETRY_SECONDS", 1.0)
     batch = tmp_path / "b.jsonl"
     batch.write_text('{"type": "ShelfFiled", "deal": "rra", "date": "2004-07-13", "data": {}}\n')
     holder = _hold_the_writer_lock(store_url)
