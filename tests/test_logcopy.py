@@ -42,7 +42,13 @@ def both(db: str, tmp, monkeypatch, **kwargs) -> tuple[dict, dict, int]:
     chunks the copy put in."""
     chunks = []
     original = logcopy._copy_in
-    monkeypatch.setattr(logcopy, "_copy_in", lambda *a: chunks.append(a[3]) or original(*a))
+
+    def kept(*args):
+        seq = original(*args)     # raises for a chunk not kept
+        chunks.append(seq)
+        return seq
+
+    monkeypatch.setattr(logcopy, "_copy_in", kept)
     copied, paged = str(tmp / "copied.db"), str(tmp / "paged.db")
     with Ledger(db, create=False) as ledger:
         readmodels.views(ledger, copied, as_of=AS_OF, **kwargs)
@@ -92,18 +98,23 @@ def test_the_copy_writes_what_the_page_path_writes(tmp_path_factory, monkeypatch
     assert len(copied["events"]) == 10 + len(notices) + 1
 
 
-def test_the_copy_in_a_pool_of_workers(tmp_path, monkeypatch):
-    """The chunks filled by two forked workers, copied in in log order."""
+@pytest.mark.parametrize("spoiled", [False, True])
+def test_the_copy_in_a_pool_of_workers(tmp_path, monkeypatch, spoiled):
+    """The chunks filled by two forked workers, copied in in log order; with a record
+    the copy must not take in the second chunk, the first only (the workers' later
+    chunks are let go)."""
     db = str(tmp_path / "ledger.db")
     write(db, opening("a") + opening("b"))
     for n in range(6):
         write(db, [ev("NoticeSent", f"2005-0{n + 1}-02", deal=d, to="Trustee",
                       subject=f"notice «{n}» \"{d}\"\n", method="mail") for d in "ab"])
+    if spoiled:
+        _tamper(db, 15, lambda r: r.update(note="by hand"))
     monkeypatch.setattr(readmodels, "STREAM_POOL_MIN", 1)
     copied, paged, chunks = both(db, tmp_path, monkeypatch, page=1, workers=2)
     assert copied == paged
     # 10 + 12 events and 7 chain heads: 29 ids, ten a chunk
-    assert chunks == 3 and len(copied["events"]) == 22
+    assert chunks == (1 if spoiled else 3) and len(copied["events"]) == 22
 
 
 def _tamper(db: str, position: int, change) -> None:
@@ -120,6 +131,8 @@ def _tamper(db: str, position: int, change) -> None:
     (lambda r: r.update(deal_prev=None), "a link that is null", 2),
     (lambda r: r.update(data="a string"), "data not an object", 2),
     (lambda r: r.update(recorded_by=None), "a null where the store writes text", 2),
+    # the rows made, but not after the last chunk's in log order: the writer's check
+    (lambda r: r.update(seq=999), "a seq out of log order", 2),
     # SQLite stores both as the number, from the page path's text as from the copy's
     (lambda r: r.update(seq=str(r["seq"])), "a seq that is text", 3),
     (lambda r: r.update(v="1"), "a version that is text", 3),
