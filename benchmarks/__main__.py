@@ -388,7 +388,6 @@ def log_cases(runner: Runner, backend: str, url_for: Any) -> None:
     sizes["views-incremental-wide"] = f"+{s['new']:,} ev / {deals:,} deals"
     if backend == "sqlite":
         runner.job(backend, "sqlite-select", {"url": url}, ["sqlite-select"], sizes)
-    if backend == "sqlite":
         runner.job(backend, "es-read", {"url": url}, ["es-read"], sizes)
         runner.job(backend, "ledger-read", {"url": url}, ["ledger-read"], sizes)
     else:

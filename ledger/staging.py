@@ -281,7 +281,7 @@ def _check_in_two(job: Job, due: Callable[[str, int], bool],
         raise
     texts.close()
     try:
-        theirs, more, guard_texts = found if found is not None else (None, None, None)
+        theirs, more = found if found is not None else (None, None)
     except Exception:   # the child sent something else
         theirs = None
     if theirs == "refused":
@@ -306,7 +306,7 @@ def _check_in_two(job: Job, due: Callable[[str, int], bool],
         return Checked(pieces, records, guard_of, {})
     for deal in theirs:
         guard_of[deal] = None   # kept by the child: this process has no copy
-    return Checked(pieces, records, guard_of, {**made, **theirs_made, **guard_texts})
+    return Checked(pieces, records, guard_of, {**made, **theirs_made})
 
 
 def _spread(text: str, lines: list[int], pieces: list[Any], made: dict[str, str] | None,
@@ -415,8 +415,8 @@ def _child(job: Job, by_deal: dict[str, list[int]], order: list[str], claims: An
             if not texts.put(j, text):
                 more[deal] = text
     except LedgerError:
-        return ("refused", None, None)
-    return (theirs, more, {})
+        return ("refused", None)
+    return (theirs, more)
 
 
 def link(job: Job, checked: Checked, stored_of: Callable[..., Any] | None,

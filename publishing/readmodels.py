@@ -137,22 +137,17 @@ class ReadModels(SQLiteTrackingRecorder):
 
     @contextmanager
     def transaction(self) -> Iterator[Any]:
-        """A write transaction on a pooled connection, ``synchronous=NORMAL``: in WAL
-        mode a commit survives the process being killed, and the file is a cache of the
-        log that ``--rebuild`` remakes anyway."""
-        with self.datastore.get_connection(commit=True) as conn:
-            raw = conn._sqlite_conn
-            if id(raw) not in self._tuned:
-                raw.execute("PRAGMA synchronous=NORMAL")
-                self._tuned.add(id(raw))
-            with conn.transaction(commit=True) as cursor:
-                yield cursor
+        """A write transaction on a pooled connection (``writing``)."""
+        with self.writing() as (_raw, transaction), transaction() as cursor:
+            yield cursor
 
     @contextmanager
     def writing(self) -> Iterator[tuple[sqlite3.Connection, Callable[[], Any]]]:
-        """One pooled connection, held: its SQLite connection (to attach a file outside
-        a transaction, ``publishing.logcopy``) and what makes a write transaction on it
-        (a context manager giving its cursor)."""
+        """One pooled connection, held, ``synchronous=NORMAL`` (in WAL mode a commit
+        survives the process being killed, and the file is a cache of the log that
+        ``--rebuild`` remakes anyway): its SQLite connection (to attach a file outside a
+        transaction, ``publishing.logcopy``) and what makes a write transaction on it (a
+        context manager giving its cursor)."""
         with self.datastore.get_connection(commit=True) as conn:
             raw = conn._sqlite_conn
             if id(raw) not in self._tuned:
