@@ -120,13 +120,18 @@ class Event:
         )
 
 
-# The slots of ``Event``, set directly: a frozen dataclass's own ``__init__`` sets each
-# field through ``object.__setattr__`` by name, which is most of the cost of building
-# ten thousand of them (issue 17).
+# An ``Event`` is built as a ``_Building`` (the same slots, without the frozen class's
+# ``__setattr__``): its fields are set by plain stores, then it takes ``Event`` as its
+# class. A frozen dataclass's own ``__init__`` sets each field through
+# ``object.__setattr__`` by name, and even each slot's ``__set__`` called directly costs
+# a call a field: 0.93 us an event against 0.35 (issue 17; a views run builds a touched
+# deal's thousand events again). CPython allows the class assignment because the two
+# classes lay their instances out alike (the same slots, no ``__dict__``).
 _NEW = object.__new__
-(_SET_ID, _SET_SEQ, _SET_TYPE, _SET_DEAL, _SET_DATE, _SET_DATA, _SET_SOURCE, _SET_KEY,
- _SET_RECORDED_AT, _SET_RECORDED_BY, _SET_PREV_HASH, _SET_HASH) = (
-    getattr(Event, name).__set__ for name in Event.__slots__)
+
+
+class _Building:
+    __slots__ = Event.__slots__
 
 
 def events_of(records: Iterable[dict[str, Any]]) -> list[Event]:
@@ -147,23 +152,24 @@ def events_of(records: Iterable[dict[str, Any]]) -> list[Event]:
         if record.get("v", 1) != versions.get(event_type, 1):
             record = dict(upcast(record))  # a copy: the stored one is never changed
             record["data"] = dict(record["data"])
-        event = _NEW(Event)
-        _SET_ID(event, record["id"])
-        _SET_SEQ(event, record["seq"])
-        _SET_TYPE(event, event_type)
-        _SET_DEAL(event, record["deal"])
-        _SET_DATE(event, day(record["date"]))
-        _SET_DATA(event, typed(event_type, record["data"]))
-        _SET_SOURCE(event, record.get("source"))
-        _SET_KEY(event, record.get("key"))
+        event = _NEW(_Building)
+        event.id = record["id"]
+        event.seq = record["seq"]
+        event.type = event_type
+        event.deal = record["deal"]
+        event.date = day(record["date"])
+        event.data = typed(event_type, record["data"])
+        event.source = record.get("source")
+        event.key = record.get("key")
         text = record["recorded_at"]
         at = stamps.get(text)
         if at is None:
             at = stamps[text] = parse_timestamp(text)
-        _SET_RECORDED_AT(event, at)
-        _SET_RECORDED_BY(event, record["recorded_by"])
-        _SET_PREV_HASH(event, record["prev_hash"])
-        _SET_HASH(event, record["hash"])
+        event.recorded_at = at
+        event.recorded_by = record["recorded_by"]
+        event.prev_hash = record["prev_hash"]
+        event.hash = record["hash"]
+        event.__class__ = Event
         append(event)
     return out
 
@@ -211,19 +217,20 @@ def events_of_rows(shapes: list[tuple[str, ...]], rows: Iterable[list[Any]]) -> 
             prev_hash = _previous(before)
         before = row[i_hash]
         event_type = row[i_type]
-        event = _NEW(Event)
-        _SET_ID(event, row[i_id])
-        _SET_SEQ(event, row[i_seq])
-        _SET_TYPE(event, event_type)
-        _SET_DEAL(event, row[i_deal])
-        _SET_DATE(event, day(row[i_date]))
-        _SET_DATA(event, typed(event_type, row[i_data]))
-        _SET_SOURCE(event, row[i_source] if i_source else None)
-        _SET_KEY(event, row[i_key] if i_key else None)
-        _SET_RECORDED_AT(event, timestamp(row[i_at]))
-        _SET_RECORDED_BY(event, row[i_by])
-        _SET_PREV_HASH(event, prev_hash)
-        _SET_HASH(event, row[i_hash])
+        event = _NEW(_Building)
+        event.id = row[i_id]
+        event.seq = row[i_seq]
+        event.type = event_type
+        event.deal = row[i_deal]
+        event.date = day(row[i_date])
+        event.data = typed(event_type, row[i_data])
+        event.source = row[i_source] if i_source else None
+        event.key = row[i_key] if i_key else None
+        event.recorded_at = timestamp(row[i_at])
+        event.recorded_by = row[i_by]
+        event.prev_hash = prev_hash
+        event.hash = row[i_hash]
+        event.__class__ = Event
         append(event)
     return out
 
@@ -241,15 +248,17 @@ def events_of_fields(rows: Iterable[list[Any]]) -> list[Event]:
     schema version is built and upcast as ``events_of`` does. The rows' ``data`` dicts
     become the events', as there."""
     versions = versions_in_force()
-    typed = _typed
     days: dict[str, date] = {}
     stamps: dict[str, datetime] = {}
     out: list[Event] = []
     append = out.append
     new = _NEW
+    later = {t for t, version in versions.items() if version != 1}   # past their first
+    converters = CONVERTERS.get
+    proxy = MappingProxyType
     for row in rows:
         id_, seq, type_, deal, day, data, at, by, prev, hash_, source, key, v = row
-        if (1 if v is None else v) != versions.get(type_, 1):
+        if (type_ in later) if v is None else v != versions.get(type_, 1):
             record = {"id": id_, "seq": seq, "type": type_, "deal": deal, "date": day,
                       "data": data, "recorded_at": at, "recorded_by": by,
                       "prev_hash": prev, "hash": hash_}
@@ -264,19 +273,26 @@ def events_of_fields(rows: Iterable[list[Any]]) -> list[Event]:
         stamp = stamps.get(at)
         if stamp is None:
             stamp = stamps[at] = parse_timestamp(at)
-        event = new(Event)
-        _SET_ID(event, id_)
-        _SET_SEQ(event, seq)
-        _SET_TYPE(event, type_)
-        _SET_DEAL(event, deal)
-        _SET_DATE(event, when)
-        _SET_DATA(event, typed(type_, data))
-        _SET_SOURCE(event, source)
-        _SET_KEY(event, key)
-        _SET_RECORDED_AT(event, stamp)
-        _SET_RECORDED_BY(event, by)
-        _SET_PREV_HASH(event, prev)
-        _SET_HASH(event, hash_)
+        event = new(_Building)
+        event.id = id_
+        event.seq = seq
+        event.type = type_
+        event.deal = deal
+        event.date = when
+        conv = converters(type_)     # ``_typed``, inline
+        if conv:
+            for name, to_value in conv.items():
+                value = data.get(name)
+                if value is not None:
+                    data[name] = to_value(value)
+        event.data = proxy(data)
+        event.source = source
+        event.key = key
+        event.recorded_at = stamp
+        event.recorded_by = by
+        event.prev_hash = prev
+        event.hash = hash_
+        event.__class__ = Event
         append(event)
     return out
 

@@ -6,6 +6,7 @@ gave before, for every event type, and that a ``report`` imports no pydantic at 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from datetime import date
 from types import MappingProxyType
@@ -91,6 +92,9 @@ def _reference(record: dict) -> Event:
 def _same(got: Event, want: Event) -> None:
     assert got == want
     assert type(got) is Event and isinstance(got.data, MappingProxyType)
+    with pytest.raises(dataclasses.FrozenInstanceError):   # built unfrozen, then an Event
+        got.seq = 0  # type: ignore[misc]
+    assert not hasattr(got, "__dict__") and repr(got) == repr(want)
     for name in want.data:  # equal is not enough: Decimal("1") == 1, a date is no str
         assert type(got.data[name]) is type(want.data[name]), (want.type, name)
     assert list(got.data) == list(want.data)
@@ -135,6 +139,24 @@ def test_events_of_upcasts_an_old_record_without_changing_it(shelf_filed_v2):
     assert dict(got.data) == {**record["data"], "form": "S-3"}
     assert got == _reference(record) == Event.from_record(record)
     assert handed == record  # v1, no "form"
+
+
+def test_events_of_fields_give_the_old_events_for_every_type(shelf_filed_v2):
+    """The rows ``publishing.dealstate`` keeps (``FIELD_ORDER``; ``None`` for a
+    ``source``, ``key`` or ``v`` the record lacks), one of each type, built as the engine
+    reads them, with ``ShelfFiled`` past its first version (its v1 records upcast, with
+    and without a ``v``): the events ``Event.from_record`` gave."""
+    records = _one_of_each_type()
+    del records[0]["v"]
+    records[1]["source"], records[2]["key"] = "a letter", "k-1"
+    shelf = next(r for r in records if r["type"] == "ShelfFiled")
+    shelf["data"].pop("form")   # as v1 wrote it (parsed now, v2 would add it)
+    records.append({k: v for k, v in copy.deepcopy(shelf).items() if k != "v"})
+    rows = [[copy.deepcopy(r.get(name)) for name in stored.FIELD_ORDER] for r in records]
+    got = stored.events_of_fields(rows)
+    for event, record in zip(got, records, strict=True):
+        _same(event, _reference(record))
+    assert got[-1].data["form"] == "S-3" and {e.type for e in got} == set(events.CATALOG)
 
 
 def test_a_newer_record_than_the_program_knows_is_refused_by_both_paths():
