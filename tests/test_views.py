@@ -669,3 +669,29 @@ def test_summary_line_for_people(example_one, tmp_path):
     assert result.exit_code == 0
     assert result.output.strip() == (f"{out}: 4 event(s) processed, 1 deal(s) recomputed, "
                                      "position 4 (seq 4), as of 2005-06-30")
+
+
+def test_a_commit_without_checkpoint_leaves_its_pages_in_the_log_until_the_next_commit(
+        tmp_path):
+    """``ReadModels.transaction(checkpoint=False)`` (the stream's last page): its commit
+    does not copy the write-ahead log into the file, however big, and puts SQLite's
+    automatic checkpoint back; the next commit copies it."""
+    from publishing.readmodels import AUTOCHECKPOINT_PAGES, ReadModels
+
+    path = str(tmp_path / "v.db")
+    models = ReadModels(path)
+    try:
+        before = os.path.getsize(path)
+        rows = [(f"k{i}", "x" * 3000) for i in range(1500)]   # 1,500 pages: past 1,000
+        with models.transaction(checkpoint=False) as c:
+            c.executemany("INSERT INTO _meta VALUES (?, ?)", rows)
+        assert os.path.getsize(path) == before               # all of it still in the log
+        assert os.path.getsize(path + "-wal") > 1500 * 3000
+        with models.writing() as (raw, _):
+            assert raw.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == AUTOCHECKPOINT_PAGES
+        with models.transaction() as c:
+            c.execute("INSERT INTO _meta VALUES ('one', 'more')")
+        assert os.path.getsize(path) > before + 1500 * 3000  # copied into the file
+        assert dict(models.query("SELECT key, value FROM _meta WHERE key LIKE 'k%'")) == dict(rows)
+    finally:
+        models.close()
