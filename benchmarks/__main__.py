@@ -55,14 +55,14 @@ SIZES: dict[str, dict[str, int]] = {
              "holders": 1000, "record_reps": 7, "report_reps": 7, "whatif_reps": 5,
              "log_deals": 1000, "log_per": 1000, "log_batch_deals": 100,
              "pg_log_deals": 100, "pg_read_reps": 3, "new": 1000, "new_deals": 10,
-             "help_reps": 5,
+             "help_reps": 5, "views_reps": 3,
              "agenda_deals": 1000, "agenda_reps": 5},
     "quick": {"append_deals": 20, "append_per": 100, "append_reps": 1, "small": 10,
               "big": 500,
               "holders": 100, "record_reps": 3, "report_reps": 3, "whatif_reps": 2,
               "log_deals": 20, "log_per": 100, "log_batch_deals": 20,
               "pg_log_deals": 20, "pg_read_reps": 1, "new": 100, "new_deals": 2,
-              "help_reps": 2,
+              "help_reps": 2, "views_reps": 1,
               "agenda_deals": 40, "agenda_reps": 2},
 }
 
@@ -400,7 +400,7 @@ def log_cases(runner: Runner, backend: str, url_for: Any) -> None:
     views_url = work_copy(runner, Path(url), "views-ledger.db") if backend == "sqlite" else url
     runner.job(backend, "views", {"url": views_url, "out": str(runner.work / f"views-{backend}.db"),
                                   "events": total, "deals": deals, "new": s["new"],
-                                  "new_deals": s["new_deals"]},
+                                  "new_deals": s["new_deals"], "reps": s["views_reps"]},
                ["views-rebuild", "views-incremental", "views-incremental-wide"], sizes)
     if backend == "sqlite":
         os.remove(views_url)

@@ -467,44 +467,56 @@ def case_views(p: dict[str, Any]) -> list[Row]:
                         "message": f"CPU {done.cpu:.2f} s (workers included)"}]
     for row_id, deals in (("views-incremental", p["new_deals"]),
                           ("views-incremental-wide", p["deals"])):
-        rows.append(_views_after(url, views, row_id, deals, p["new"]))
+        rows.append(_views_after(url, views, row_id, deals, p["new"], p.get("reps", 1)))
     return rows
 
 
-def _views_after(url: str, views: list[str], row_id: str, deals: int, new: int) -> Row:
-    """Append ``new`` events over ``deals`` deals, then time ``deal-ledger views``."""
+def _views_after(url: str, views: list[str], row_id: str, deals: int, new: int,
+                 reps: int = 1) -> Row:
+    """``reps`` times: append ``new`` events over ``deals`` deals, then time ``deal-ledger
+    views``; the median run (one run of a few seconds measured the machine's mood of
+    that moment as much as the command: run to run it moved by a third)."""
     from . import anchors
     from ledger.store import Ledger
 
-    with Ledger(url, create=False) as ledger:
-        before = ledger.max_position()
-    # appended by another process: this one would grow by the 1,000 deals it loads to
-    # append to them (1.1 GB), and a command spawned from it reports that as its own
-    # peak RSS (Linux keeps the spawning image's high-water mark across exec)
-    subprocess.run([sys.executable, "-m", "benchmarks.child", "append-late",
-                    json.dumps({"url": url, "deals": deals, "new": new})],
-                   check=True, stdout=subprocess.DEVNULL)
-    app = anchors.app_for(url, "Ledger")
-    try:
-        start = time.perf_counter()
-        fresh = app.recorder.select_notifications(start=before, limit=new * 2,
-                                                  inclusive_of_start=False)
-        for n in fresh:
-            app.mapper.to_domain_event(n)
-        anchor_s = time.perf_counter() - start
-    finally:
-        app.close()
-    spent, done = run_cli(views, check=False)
-    if done.returncode != 0:
-        msg = (done.stderr or done.stdout).strip().splitlines()[:1]
-        return {"id": row_id, "status": "error",
-                "message": f"exit {done.returncode}: {msg[0] if msg else ''}"[:200]}
-    return {"id": row_id, "seconds": spent, "events": new, "peak_kib": done.peak_kib,
+    runs, anchor_s, fresh = [], None, []
+    for _ in range(reps):
+        with Ledger(url, create=False) as ledger:
+            before = ledger.max_position()
+        # appended by another process: this one would grow by the 1,000 deals it loads to
+        # append to them (1.1 GB), and a command spawned from it reports that as its own
+        # peak RSS (Linux keeps the spawning image's high-water mark across exec)
+        subprocess.run([sys.executable, "-m", "benchmarks.child", "append-late",
+                        json.dumps({"url": url, "deals": deals, "new": new})],
+                       check=True, stdout=subprocess.DEVNULL)
+        if anchor_s is None:
+            app = anchors.app_for(url, "Ledger")
+            try:
+                start = time.perf_counter()
+                fresh = app.recorder.select_notifications(start=before, limit=new * 2,
+                                                          inclusive_of_start=False)
+                for n in fresh:
+                    app.mapper.to_domain_event(n)
+                anchor_s = time.perf_counter() - start
+            finally:
+                app.close()
+        spent, done = run_cli(views, check=False)
+        if done.returncode != 0:
+            msg = (done.stderr or done.stdout).strip().splitlines()[:1]
+            return {"id": row_id, "status": "error",
+                    "message": f"exit {done.returncode}: {msg[0] if msg else ''}"[:200]}
+        runs.append((spent, done))
+    spent = statistics.median(t for t, _ in runs)
+    cpu = statistics.median(d.cpu for _, d in runs)
+    spread = (f"median of {reps}, each after {new:,} more (min {min(t for t, _ in runs):.2f} s, "
+              f"max {max(t for t, _ in runs):.2f} s); " if reps > 1 else "")
+    return {"id": row_id, "seconds": spent, "events": new,
+            "peak_kib": max(d.peak_kib for _, d in runs),
             "anchor": {"name": "es read-and-decode of the new notifications",
                        "seconds": anchor_s, "events": len(fresh)},
             "message": f"{new:,} new events dated {data.LAST_DAY} (<= --as-of) over "
                        f"{deals:,} deals: each touched deal's report is recomputed; "
-                       f"CPU {done.cpu:.2f} s (workers included)"}
+                       f"{spread}CPU {cpu:.2f} s (workers included)"}
 
 
 HEAVY = ("eventsourcing", "pydantic", "pydantic_core", "holidays")
