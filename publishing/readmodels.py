@@ -309,23 +309,11 @@ def _settings(as_of: date) -> dict[str, str]:
             "tool_version": _tool_version()}
 
 
-def _first_record(ledger: Any) -> dict[str, Any] | None:
-    page = ledger.app.recorder.select_notifications(
-        start=0, limit=1, topics=ledger._topics, inclusive_of_start=False)
-    return ledger.app.mapper.to_domain_event(page[0]).record if page else None
-
-
-def _record_at(ledger: Any, position: int) -> dict[str, Any] | None:
-    page = ledger.app.recorder.select_notifications(
-        start=position, limit=1, stop=position, topics=ledger._topics)
-    return ledger.app.mapper.to_domain_event(page[0]).record if page else None
-
-
 def _views(ledger: Any, models: ReadModels, *, as_of: date, rebuild: bool, page: int,
            deals_per_commit: int, on_progress: Progress, workers: int) -> ViewsRun:
     app_name = ledger.app.name
     result = ViewsRun(out=models.path, as_of=as_of.isoformat(), rebuilt=rebuild)
-    first = _first_record(ledger)
+    first = ledger.first_record()
     identity = first["hash"] if first else ""
     meta = models.meta()
     if rebuild:
@@ -336,7 +324,7 @@ def _views(ledger: Any, models: ReadModels, *, as_of: date, rebuild: bool, page:
         raise UsageError(f"{models.path} holds the views of another ledger (its first event "
                          "differs); run with --rebuild to start over", field="--out")
     if position:
-        at = _record_at(ledger, position)
+        at = ledger.record_at(position)
         if at is None or at["hash"] != meta.get("last_hash"):
             raise UsageError(f"the ledger no longer has the event {models.path} stopped at "
                              f"(position {position}, seq {meta.get('last_seq')}): it was "

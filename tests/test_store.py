@@ -534,3 +534,38 @@ def test_new_ids_are_version_4_uuids_written_out_when_asked():
     assert list(ids)[:2] == [ids[0], ids[1]]
     with pytest.raises(IndexError):
         ids[1000]
+
+
+def test_the_log_reads_skip_the_chain_head_themselves_and_ask_for_no_topic(store_url,
+                                                                          monkeypatch):
+    """Every read of the log (``records``, ``log_range``, ``first_record``,
+    ``record_at``) asks the library for the notifications of every topic and leaves out
+    the chain head's rows itself: on PostgreSQL a ``topic`` condition on a log not yet
+    analysed (just loaded in bulk) made the planner sort the rest of the table for each
+    page instead of walking the notification index (100,000 events read in 7.0-8.2 s
+    against 3.6-4.1 s without it, the library's own read 3.9 s)."""
+    with Ledger(store_url) as ledger:
+        ledger.append(rra_base(), user="a")
+        ledger.append(batch(ev("NoticeSent", "2004-07-01", to="The Trustee", subject="s",
+                               method="hand")), user="b")
+        recorder = ledger.app.recorder
+        every = recorder.select_notifications(start=0, limit=100, inclusive_of_start=False)
+        heads = [n.id for n in every if n.originator_id != deal_id("rra")]
+        events = [n.id for n in every if n.originator_id == deal_id("rra")]
+        assert heads and len(events) == 3       # a head row after each batch
+        asked = []
+        real = recorder.select_notifications
+
+        def spy(*args, **kwargs):
+            asked.append(kwargs.get("topics"))
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(recorder, "select_notifications", spy)
+        records = list(ledger.records())
+        ranged = ledger.log_range(0, every[-1].id)
+        first, at_event = ledger.first_record(), ledger.record_at(events[-1])
+        at_head = ledger.record_at(heads[0])
+    assert [r["seq"] for r in records] == [1, 2, 3]
+    assert [nid for nid, _ in ranged] == events and [r for _, r in ranged] == records
+    assert first == records[0] and at_event == records[-1] and at_head is None
+    assert asked and not any(asked)
