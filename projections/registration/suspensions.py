@@ -134,16 +134,32 @@ def first_day_over(periods: Sequence[SuspensionPeriod], period: SuspensionPeriod
     lo, hi = period.start, period.stop(as_of)
     if until is not None:
         hi = min(hi, until)
-    if lo >= hi or trailing(periods, hi - ONE_DAY, window, as_of) <= limit:
+    if lo >= hi:
         return None
-    lo_n, hi_n = 0, (hi - lo).days - 1
-    while lo_n < hi_n:
-        mid = (lo_n + hi_n) // 2
-        if trailing(periods, lo + timedelta(days=mid), window, as_of) > limit:
-            hi_n = mid
+    # ``trailing`` in day numbers (``date.toordinal``), the periods' spans made once: the
+    # bisection counts the windows a dozen times a call, and with dates each count was
+    # most of ``breaches``, which every Registration Rights deal's agenda line runs twice
+    spans = [(p.start.toordinal(), p.stop(as_of).toordinal()) for p in periods]
+    first, last = lo.toordinal(), hi.toordinal() - 1
+    if _trailing_days(spans, last, window) <= limit:
+        return None
+    while first < last:
+        mid = (first + last) // 2
+        if _trailing_days(spans, mid, window) > limit:
+            last = mid
         else:
-            lo_n = mid + 1
-    return lo + timedelta(days=lo_n)
+            first = mid + 1
+    return date.fromordinal(first)
+
+
+def _trailing_days(spans: list[tuple[int, int]], day: int, window: int) -> int:
+    """``trailing`` of periods given as ``[start, stop)`` day numbers, ``day`` one too."""
+    lo, hi = day - window + 1, day + 1
+    n = 0
+    for start, stop in spans:
+        if start < hi and stop > lo:   # the overlap of [start, stop) and [lo, hi)
+            n += (stop if stop < hi else hi) - (start if start > lo else lo)
+    return n
 
 
 def most_in_any_window(periods: Sequence[SuspensionPeriod], window: int,
