@@ -75,6 +75,17 @@ Readings of the letter (and of SPEC §5) this engine had to choose, each where i
   counted and reported (``replay``).
 """
 
-from .report import build
+from typing import Any
 
 __all__ = ["build"]
+
+
+def __getattr__(name: str) -> Any:
+    """``build`` (``report.build``), imported when first asked for, not with the package:
+    the agenda imports ``replay`` alone, and ``report`` brings ``deferred`` and the report
+    part's code with it (a third of the package's import, in every agenda process)."""
+    if name == "build":
+        from .report import build
+
+        return build
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
