@@ -17,6 +17,7 @@ read (a follow-up could read them when their recorded head equals the log's).
 
 from __future__ import annotations
 
+import json
 import os
 from datetime import date, datetime, timedelta
 from operator import itemgetter
@@ -181,7 +182,9 @@ def _entries(histories: Mapping[Any, list[Any]], keys: list[Any],
     """``(deal, deal_entry)`` of each of ``keys`` of ``histories``, which hold each
     deal's ``given``: ``events`` (keyed by deal); ``records``, stored records (keyed by
     deal), made into events here; ``states``, a deal stream's undecoded rows
-    (``ledger.logread.deal_states``, keyed by anything), decoded here. With ``own``,
+    (``ledger.logread.deal_states``, keyed by anything), decoded here; ``texts``, the
+    JSON text of a deal's stored records (``publishing.agenda_cache``'s kept records,
+    keyed by deal) or, for some, the records themselves, decoded here. With ``own``,
     records nobody reads afterwards (``ledger.stored.events_of`` types their data in
     place). With ``render``, each entry ``rendered``."""
     from ledger.logread import records_of_states
@@ -193,6 +196,10 @@ def _entries(histories: Mapping[Any, list[Any]], keys: list[Any],
         if given == "states":
             found = events_of(records_of_states(histories[key]))
             return found[0].deal, found
+        if given == "texts" and isinstance(histories[key], str):
+            # records decoded just now are nobody else's: typed in place, in any process
+            # (Event.from_record copies each, five times the work of events_of)
+            return key, events_of(json.loads(histories[key]))
         if own:
             return key, events_of(histories[key])
         return key, [Event.from_record(r) for r in histories[key]]
@@ -298,8 +305,8 @@ def compute_entries(histories: Mapping[Any, list[Any]], options: Mapping[str, An
                     ) -> dict[str, tuple[list[Any], date, Any]]:
     """``deal_entry`` of every deal in ``histories`` (deals not opened left out), which
     hold each deal's events, or with ``records`` its stored records, read as events
-    where the deal is computed, or with ``given="states"`` its stored rows undecoded
-    (``_entries``). From ``POOL_MIN_DEALS`` deals on, on a machine with more than one
+    where the deal is computed, or with ``given="states"`` its stored rows undecoded,
+    or with ``given="texts"`` their JSON text (``_entries``). From ``POOL_MIN_DEALS`` deals on, on a machine with more than one
     core, the deals are shared out between this process and forked ones (each inherits
     the histories; only their keys go out and lines come back, ``_in_pool``); the
     result is the same either way. ``holds``: the Letter deals' ``letter_lines_hold``

@@ -5,10 +5,13 @@ lines were computed with, the as-of day, the log position they reflect (the last
 notification id read and that record's ``seq`` and ``hash``), each deal's lines, window
 end and, for a Letter deal, the as-of days its lines hold for
 (``publishing.agenda.letter_lines_hold``). Beside it, ``FILE.records`` keeps the stored
-records of the deals whose lines move with the day (Registration Rights) and the log
-position they reflect, so that a daily run computes those deals again without reading
-them back from the store (only a run on another day reads that file; the deals touched
-since its position are read from the store).
+records of the deals whose lines move with the day (Registration Rights), each deal's as
+one JSON text, and the log position they reflect, so that a daily run computes those
+deals again without reading them back from the store (only a run on another day reads
+that file; the deals touched since its position are read from the store). A deal's text
+is decoded where the deal is computed (``publishing.agenda._entries``, in the forked
+workers when there are many): decoding every record in this process, before the work
+is shared out, was a sixth of a daily run.
 
 Freshness: the cache is used only when its options other than the as-of day are the
 same (window, ``known_at``, interpretations) and the record at its position is still the
@@ -31,6 +34,7 @@ from datetime import date
 from typing import Any, Mapping
 
 VERSION = 3  # 2: lines carry their due day; 3: keyed without the as-of day, records kept
+RECORDS_VERSION = 4  # of FILE.records; 4: each deal's records as one JSON text
 
 
 def _key(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -42,11 +46,11 @@ def _key(options: Mapping[str, Any]) -> dict[str, Any]:
             "interpretations": dict(sorted((options.get("interpretations") or {}).items()))}
 
 
-def _load(path: str) -> dict[str, Any] | None:
+def _load(path: str, version: int = VERSION) -> dict[str, Any] | None:
     try:
         with open(path, encoding="utf-8") as fh:
             doc = json.load(fh)
-        return doc if isinstance(doc, dict) and doc.get("version") == VERSION else None
+        return doc if isinstance(doc, dict) and doc.get("version") == version else None
     except (OSError, ValueError):
         return None
 
@@ -102,20 +106,25 @@ def _doc(key: Mapping[str, Any], as_of: date, last: Any, per_deal: Mapping[str, 
 
 
 def _save_records(path: str, last: Any, per_deal: Mapping[str, tuple],
-                  records: Mapping[str, list]) -> None:
-    """The records of the deals whose lines move with the day, beside the cache."""
-    _save(path + ".records", {"version": VERSION, "at": last, "records": {
-        k: records[k] for k, v in per_deal.items() if v[2] is None and k in records}})
+                  records: Mapping[str, list | str]) -> None:
+    """The records of the deals whose lines move with the day, beside the cache: each
+    deal's as one JSON text (``records``: the records, or their text as kept)."""
+    def text(found: list | str) -> str:
+        return found if isinstance(found, str) else json.dumps(found, separators=(",", ":"))
+    _save(path + ".records", {"version": RECORDS_VERSION, "at": last, "texts": {
+        k: text(records[k]) for k, v in per_deal.items() if v[2] is None and k in records}})
 
 
-def _kept_records(ledger: Any, path: str) -> dict[str, list]:
+def _kept_records(ledger: Any, path: str) -> dict[str, str]:
     """The records kept beside the cache of the deals not touched since the position
-    they reflect (none if that position's record is not the one they saw)."""
-    doc = _load(path + ".records")
-    if doc is None or not doc.get("at"):
+    they reflect, each deal's as its JSON text (none if that position's record is not
+    the one they saw)."""
+    doc = _load(path + ".records", RECORDS_VERSION)
+    if doc is None or not doc.get("at") or not isinstance(doc.get("texts"), dict):
         return {}
     ok, touched, _ = _still_there(ledger, doc["at"])
-    return {k: v for k, v in doc["records"].items() if k not in touched} if ok else {}
+    return {k: v for k, v in doc["texts"].items()
+            if k not in touched and isinstance(v, str)} if ok else {}
 
 
 def _holds(entry: list, as_of: date) -> bool:
@@ -162,8 +171,9 @@ def cached_lines(ledger: Any, path: str, options: Mapping[str, Any]
                 else:
                     stale.add(deal)
             # another day: the deals whose lines move with it, from their kept records
+            # (texts, decoded where each deal is computed)
             daily = bool(stale - touched)
-            records = _kept_records(ledger, path) if daily else {}
+            records: dict[str, Any] = _kept_records(ledger, path) if daily else {}
             read = False
             if stale:
                 for deal in stale:   # a touched deal's, or one not kept: from the store
@@ -171,13 +181,13 @@ def cached_lines(ledger: Any, path: str, options: Mapping[str, Any]
                         records[deal] = ledger.deal_records(deal)
                         read = True
                 per_deal.update(compute_entries({deal: records[deal] for deal in stale},
-                                                options, records=True))
+                                                options, given="texts"))
             if stale or not same_day:
                 _save(path, _doc(key, as_of, last, per_deal))
             if daily and read:   # else the kept records and their position still hold
                 _save_records(path, last, per_deal, records)
             return per_deal
-    records: dict[str, list[dict[str, Any]]] = {}
+    records = {}
     last = None
     for nid, record in ledger.notifications():
         records.setdefault(record.get("deal"), []).append(record)

@@ -108,3 +108,36 @@ def test_a_cache_path_that_is_no_file_is_one_line_naming_the_option(tmp_path):
         assert "Traceback" not in res.output
     assert list(folder.iterdir()) == [] and not [
         p for p in tmp_path.iterdir() if p.name.startswith(".agenda-cache-")]
+
+
+def test_kept_records_are_texts_decoded_where_computed(tmp_path, monkeypatch):
+    # FILE.records keeps each Registration Rights deal's records as one JSON text; a daily
+    # run decodes them in the pool's processes (and in this one), and a records file of
+    # the earlier layout (records decoded whole) is not read: the deals come from the store
+    import json
+
+    from publishing.demo import build_demo
+
+    db = str(tmp_path / "demo.db")
+    build_demo(db)
+    cache = str(tmp_path / "agenda.json")
+    monkeypatch.setattr(agenda_module, "POOL_MIN_DEALS", 1)
+    monkeypatch.setattr(agenda_module.os, "cpu_count", lambda: 2)
+    with Ledger(db) as ledger:
+        agenda(ledger, cache=cache, as_of=date(2005, 10, 1), days=30)
+        with open(cache + ".records", encoding="utf-8") as fh:
+            kept = json.load(fh)
+        assert kept["version"] == 4 and kept["texts"]
+        assert all(isinstance(json.loads(t), list) for t in kept["texts"].values())
+        day = date(2005, 10, 2)
+        assert agenda(ledger, cache=cache, as_of=day, days=30) == agenda(ledger, as_of=day,
+                                                                         days=30)
+        older = {"version": 3, "at": kept["at"], "records": {
+            k: json.loads(t) for k, t in kept["texts"].items()}}
+        with open(cache + ".records", "w", encoding="utf-8") as fh:
+            json.dump(older, fh)
+        day = date(2005, 10, 3)
+        assert agenda(ledger, cache=cache, as_of=day, days=30) == agenda(ledger, as_of=day,
+                                                                         days=30)
+        with open(cache + ".records", encoding="utf-8") as fh:
+            assert json.load(fh)["version"] == 4   # written again from the store's
