@@ -9,6 +9,8 @@ from decimal import Decimal
 from operator import attrgetter
 from typing import Any, Mapping
 
+from projections.registration.money import fixed
+
 STATES = ("upcoming", "due", "fulfilled", "violated", "cured", "excused", "discharged")
 OPEN = frozenset(("upcoming", "due", "violated"))
 """The states of an obligation still to be performed on its ``as_of``: what the agenda
@@ -85,13 +87,6 @@ class _Isos(dict):
         return text
 
 
-def _text(amount: Decimal) -> str:
-    """``format(amount, "f")``: the decimal's own text when it has no exponent (a
-    rounded amount always: the same text, in a quarter of the time)."""
-    text = str(amount)
-    return format(amount, "f") if "E" in text else text
-
-
 def duties_json(duties, readings: Mapping[str, str]) -> list[dict[str, Any]]:
     """The report's ``obligations``: by due date (undated last), then key. Dates and
     interpretation maps are formatted once each (a 1,000-Holder deal has 40,000 rows
@@ -116,7 +111,7 @@ def duties_json(duties, readings: Mapping[str, str]) -> list[dict[str, Any]]:
             "since": isos[d.since], "by": d.by, "by_event": d.by_event,
             "violated_since": isos[d.violated_since], "triggered": list(d.triggered),
             "triggers": d.triggers, "cured_on": isos[d.cured_on],
-            "amount": None if amount is None else _text(amount),
+            "amount": None if amount is None else fixed(amount),
             "shares": d.shares, "interpretations": dict(interps),
             "events": list(d.events), "explanation": d.explanation})
     return out

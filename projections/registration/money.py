@@ -36,6 +36,14 @@ def money(amount: Decimal | int) -> str:
     return format(Decimal(amount).quantize(CENT, rounding=ROUND_HALF_UP), "f")
 
 
+def fixed(amount: Decimal) -> str:
+    """``format(amount, "f")``: the decimal's own text when it has none of its exponent
+    forms (a rounded amount always: the same text, in a quarter of the time; 40,000 of
+    them in a 1,000-Holder deal's report)."""
+    text = str(amount)
+    return format(amount, "f") if "E" in text else text
+
+
 def plain(number: Decimal) -> str:
     """A principal or rate as written, without exponent or trailing zeros."""
     text = format(number, "f")

@@ -60,8 +60,8 @@ from projections.timeline import Timeline
 
 from .clock import ONE_DAY
 from .engine import Registration, compute
-from .interest import HolderAmount, amount_arithmetic, amount_basis, amount_events
-from .money import money
+from .interest import HolderAmount, amount_arithmetic, amount_basis
+from .money import fixed, money
 from .notices import notices_json
 from .payments import Payment
 from .rates import RateSegment
@@ -175,9 +175,10 @@ def interest_json(r: Registration, bases: bool = True) -> dict[str, Any]:
     amount explained unless ``bases`` is false)."""
     by_holder: dict[str, Decimal] = {}
     behind = Behind(r)
+    zero = Decimal(0)
     for pay in r.payments:
         for h, a in pay.amounts.items():
-            by_holder[h] = by_holder.get(h, Decimal(0)) + a.amount
+            by_holder[h] = by_holder.get(h, zero) + a.amount
     return {
         "day_count": r.terms.day_count,
         "accrued_to_as_of": money(sum(by_holder.values(), Decimal(0))),
@@ -201,7 +202,7 @@ class Behind:
         self.r = r
         self.cache: dict[tuple[date, date], tuple[tuple[str, ...], tuple[str, ...]]] = {}
         self.texts: dict[tuple, str] = {}
-        self.shapes: dict[tuple, dict[str, Any]] = {}
+        self.shapes: dict[tuple, tuple[dict[str, Any], tuple[str, ...], bool]] = {}
         self.windows: dict[tuple, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
     def window(self, lo: date, hi: date) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -232,16 +233,24 @@ class Behind:
     def amount_json(self, a: HolderAmount) -> dict[str, Any]:
         """``amount_basis(...).to_json(readings)`` for one Holder's amount, sharing what
         Holders with the same position share (a 1,000-Holder deal has 1,000 per date)."""
-        behind = self.of(a.steps + a.forfeited)
-        key = (behind, a.steps, a.forfeited, a.num, a.den, a.before_num, a.before_den,
-               a.amount, a.ended, a.entitlement)
-        shape = self.shapes.get(key)
-        if shape is None:  # all but the events is the same for the same position
-            shape = self.shapes[key] = amount_basis(
-                a, self.r.accrual, behind, self.arithmetic(a)).to_json(self.r.readings)
-        return {**shape, "events": list(amount_events(a, behind)),
-                **({"interpretations": dict(shape["interpretations"])}
-                   if "interpretations" in shape else {})}
+        # the key is all of ``a`` the shape is made of but the events (``behind`` is a
+        # function of the windows, ``a.steps + a.forfeited``, so it rides in the value)
+        key = (a.steps, a.forfeited, a.num, a.den, a.before_num, a.before_den, a.amount,
+               a.ended, a.entitlement)
+        found = self.shapes.get(key)
+        if found is None:  # all but the events is the same for the same position
+            behind = self.of(a.steps + a.forfeited)
+            shape = amount_basis(a, self.r.accrual, behind,
+                                 self.arithmetic(a)).to_json(self.r.readings)
+            found = self.shapes[key] = (shape, behind[0], "interpretations" in shape)
+        shape, ids, interps = found
+        # ``{**shape, "events": ..., "interpretations": a copy}``, and ``amount_events``
+        # as a list, without a tuple made on the way
+        out = shape.copy()
+        out["events"] = list(dict.fromkeys(ids + a.events + a.entitlement.events))
+        if interps:
+            out["interpretations"] = dict(shape["interpretations"])
+        return out
 
     def of(self, windows) -> tuple[tuple[str, ...], tuple[str, ...]]:
         found = self.windows.get(windows)
@@ -290,7 +299,7 @@ def payment_json(r: Registration, pay: Payment, behind: Behind | None = None,
         "record_date": period.record_date.isoformat(),
         "period_start": period.start.isoformat(), "period_end": period.end.isoformat(),
         "accrued_through": pay.accrued_through.isoformat(),
-        "amounts": {h: format(a.amount, "f") for h, a in pay.amounts.items()},
+        "amounts": {h: fixed(a.amount) for h, a in pay.amounts.items()},
         "total": money(pay.total),
         "paid": {h: money(v) for h, v in sorted(pay.paid.items())},
         "paid_total": money(sum(pay.paid.values(), Decimal(0))),
