@@ -209,6 +209,11 @@ def _claimed(period: InterestPeriod, holdings: Holdings, forfeits: str
     mark = snap.mark
     out: dict[str, tuple[list[Lot], list[Lot]]] = {}
     for holder, (held, _) in snap.held.items():
+        if len(held) == 1 and not held[0].children:
+            # one lot never split (most Holders): itself, if it has principal left
+            lot = held[0]
+            out[holder] = ([lot] if lot.principal > 0 else [], [])
+            continue
         found: list[Lot] = []
         add = found.append
         for lot in held:

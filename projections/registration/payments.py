@@ -78,13 +78,13 @@ def status(amounts: Mapping[str, HolderAmount], paid: Mapping[str, Decimal], end
     date; and whether late."""
     if not ended:
         return "accruing", False
-    owed = {h: a.amount for h, a in amounts.items()}
-    short = any(paid.get(h, Decimal(0)) < v for h, v in owed.items())
-    over = any(v > owed.get(h, Decimal(0)) for h, v in paid.items())
+    zero = Decimal(0)
+    short = any(paid.get(h, zero) < a.amount for h, a in amounts.items())
+    over = any(v > (amounts[h].amount if h in amounts else zero) for h, v in paid.items())
     late = short and as_of > paid_on
     if short:
         return ("underpaid" if any(v > 0 for v in paid.values()) else "due"), late
-    if not over and not any(owed.values()) and not any(paid.values()):
+    if not over and not any(a.amount for a in amounts.values()) and not any(paid.values()):
         return "nothing_owed", False
     return ("overpaid" if over else "paid"), False
 
@@ -147,9 +147,16 @@ def payments(periods: Sequence[InterestPeriod], events: Sequence[Event], accrual
             paid[holder] = paid.get(holder, zero) + data["amount"]
         ended = cutoff >= period.end
         st, late = status(amounts, paid, ended, paid_on, as_of)
-        statuses = {h: holder_status(amounts[h].amount if h in amounts else zero,
-                                     paid.get(h, zero), ended)
-                    for h in sorted(set(amounts) | set(paid))}
+        if paid:
+            statuses = {h: holder_status(amounts[h].amount if h in amounts else zero,
+                                         paid.get(h, zero), ended)
+                        for h in sorted(set(amounts) | set(paid))}
+        elif not ended:
+            statuses = dict.fromkeys(sorted(amounts), "accruing")
+        else:   # nothing paid (every date of a deal in default, until it pays):
+            # ``holder_status(owed, 0, True)`` without a call per Holder
+            statuses = {h: ("due" if a.amount > 0 else "nothing_owed" if a.amount == 0
+                            else "overpaid") for h, a in sorted(amounts.items())}
         pay = _NEW(Payment)   # a frozen dataclass's __init__ sets each field by name
         pay.__dict__.update(period=period, accrued_through=min(period.end, cutoff) - ONE_DAY,
                             amounts=amounts, paid=paid,
