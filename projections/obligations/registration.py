@@ -299,6 +299,7 @@ def payments(r: Registration, t: Timeline, open_only: bool = False) -> list[Duty
     is not entitled (Questionnaire, RRA §3(a) last paragraph); ``discharged`` when what it
     accrued was forfeited by a conversion (RRA §3(a), ``conversion_forfeits``)."""
     out = []
+    add = out.append
     zero = Decimal(0)
     for pay in r.payments:
         if not pay.amounts:   # a date nobody is owed on (only paid): no Holder's duty
@@ -313,39 +314,45 @@ def payments(r: Registration, t: Timeline, open_only: bool = False) -> list[Duty
         about = (f"period {period.start} to {period.end}, record date {period.record_date}, "
                  f"payable {period.paid_on}; ")
         pending_state, pending_since = pending(period.paid_on, r.as_of)
+        paid_of, status_of = pay.paid.get, pay.statuses.get
+        paid_on, record_date = period.paid_on, period.record_date
         for h, a in pay.amounts.items():
-            paid = pay.paid.get(h, zero)
+            paid = paid_of(h, zero)
+            amount = a.amount
             ent = a.entitlement
-            if a.amount == 0 and paid == 0 and ent.entitled and not a.forfeited:
+            # ``not amount``: ``amount == 0`` for a Decimal, without the int compared
+            if not amount and not paid and ent.entitled and not a.forfeited:
                 continue
-            mine = tuple(paid_by.get(h, ()))
-            st = pay.statuses.get(h, "accruing")
+            mine = tuple(paid_by[h]) if h in paid_by else ()
+            st = status_of(h, "accruing")
             state, since, by, by_event, violated, cured = pending_state, pending_since, \
                 None, None, None, None
             triggered: tuple[str, ...] = ()
-            if not ent.entitled and a.amount == 0 and paid == 0:
-                state, since, by = "excused", period.record_date, ent.reason
-            elif a.amount == 0 and a.forfeited and paid == 0:
-                state, since = "discharged", period.record_date
+            if not ent.entitled and not amount and not paid:
+                state, since, by = "excused", record_date, ent.reason
+            elif not amount and a.forfeited and not paid:
+                state, since = "discharged", record_date
                 by = ("Notes converted: no Additional Interest is payable on converted Notes "
                       "(RRA §3(a))")
             elif st in ("paid", "overpaid"):
                 last_paid = max(t.by_id[i].date for i in mine) if mine else None
-                state, since, violated = deadline_state(period.paid_on, last_paid, r.as_of)
+                state, since, violated = deadline_state(paid_on, last_paid, r.as_of)
                 by, by_event = f"paid {paid}", (mine[-1] if mine else None)
                 cured = last_paid if state == "cured" else None
             elif state == "violated":
-                violated, triggered = since, (f"{a.amount - paid} unpaid",)
+                # str(): f"{decimal}" is the same text, by Decimal.__format__, at twice
+                # the cost (every Holder of a date unpaid in a deal in default)
+                violated, triggered = since, (str(amount - paid) + " unpaid",)
             if open_only and state not in OPEN:
                 continue
             extra = ent.events + mine
             events = tuple(dict.fromkeys(a.events + extra)) if extra else a.events
             interps = ent.interpretations + (("conversion_forfeits",) if a.forfeited else ())
             # positional: a thousand Holders per date
-            out.append(Duty(key + h, "pay-additional-interest", f"pay {h}{what}",
-                            "RRA §3(a), §3(b)", COMPANY, period.paid_on, state, since, by,
-                            by_event, violated, triggered, None, cured, h, a.amount, None,
-                            interps, events, about + ent.reason))
+            add(Duty(key + h, "pay-additional-interest", f"pay {h}{what}",
+                     "RRA §3(a), §3(b)", COMPANY, paid_on, state, since, by,
+                     by_event, violated, triggered, None, cured, h, amount, None,
+                     interps, events, about + ent.reason))
     return out
 
 
