@@ -36,6 +36,7 @@ import json
 import os
 import platform
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -45,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from .child import MARKER
+from .probe import note as probe_note, probe
 
 ROOT = Path(__file__).resolve().parent.parent
 GIB_KIB = 1024 * 1024
@@ -131,6 +133,7 @@ class Runner:
         self.groups = {g.strip() for g in args.only.split(",") if g.strip()}
         self.rows: list[dict[str, Any]] = []
         self.timeout = 120 if args.quick else 1800
+        self.probes: list[float] = []   # every probe's seconds, in run order
 
     def env(self) -> dict[str, str]:
         env = dict(os.environ)
@@ -147,6 +150,7 @@ class Runner:
         print(f"[{backend}] {job} {json.dumps({k: v for k, v in params.items() if k not in ('url', 'path', 'out')})}",
               file=sys.stderr, flush=True)
         cmd = [sys.executable, "-m", "benchmarks.child", job, json.dumps(params)]
+        before = probe()   # the machine's speed around the case (``benchmarks.probe``)
         start = time.perf_counter()
         try:
             done = subprocess.run(cmd, cwd=ROOT, env=self.env(), stdout=subprocess.PIPE,
@@ -165,9 +169,12 @@ class Runner:
                    "peak_self_kib": None}
         print(f"[{backend}] {job}: {time.perf_counter() - start:.1f} s", file=sys.stderr,
               flush=True)
+        after = probe()
+        self.probes += [before, after]
         rows = []
         for r in out["rows"]:
             r.setdefault("status", "ok")
+            r["probe"] = [before, after]
             r["backend"] = backend
             r["size"] = sizes.get(r["id"], "")
             if r["status"] != "ok":
@@ -528,11 +535,16 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
-def notes(rows: list[dict[str, Any]]) -> list[str]:
+def notes(rows: list[dict[str, Any]], quickest: float | None = None) -> list[str]:
+    """A line for each row with a message, or with probes (``benchmarks.probe``) when
+    ``quickest``, the run's quickest probe, is given."""
     out = []
     for r in rows:
-        if r.get("message"):
-            out.append(f"- {SPECS[r['id']].label.strip()} [{r['backend']}]: {r['message']}")
+        parts = [r["message"]] if r.get("message") else []
+        if quickest and r.get("probe") and r["status"] == "ok":
+            parts.append(probe_note(*r["probe"], quickest))
+        if parts:
+            out.append(f"- {SPECS[r['id']].label.strip()} [{r['backend']}]: {'; '.join(parts)}")
     return out
 
 
@@ -575,7 +587,8 @@ def main(argv: list[str] | None = None) -> int:
     mode = "quick sizes (targets are set for the full sizes)" if args.quick else "full sizes"
     print(f"deal-ledger benchmarks, {mode}, {revision}; {machine()}")
     print(table(runner.rows))
-    extra = notes(runner.rows)
+    quickest = min(runner.probes, default=None)
+    extra = notes(runner.rows, quickest)
     if extra:
         print("\n".join(["", "notes:", *extra]))
     print("\npeak MiB: peak RSS (ru_maxrss), interpreter and imports included: of the child "
@@ -585,6 +598,12 @@ def main(argv: list[str] | None = None) -> int:
         print("PostgreSQL: the anchors insert as the ledger's store does, through "
               "eventsourcing's server-side function (POSTGRES_ENABLE_DB_FUNCTIONS=y); the "
               "library's default pipelined insert hangs on batches over ~10 MB.")
+    if runner.probes:
+        print(f"machine probe (benchmarks/probe.py, a fixed pure-Python loop timed in CPU "
+              f"before and after each case): {min(runner.probes) * 1000:.0f} to "
+              f"{max(runner.probes) * 1000:.0f} ms over the run, median "
+              f"{statistics.median(runner.probes) * 1000:.0f} ms; a case's note gives its "
+              f"probes against the quickest. Times, ratios and verdicts are as measured.")
     print(f"total {time.perf_counter() - started:.0f} s")
     if args.json:
         Path(args.json).write_text(json.dumps(runner.rows, indent=2, default=str))

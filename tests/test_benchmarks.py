@@ -1,7 +1,8 @@
 """The benchmarks still run: ``python -m benchmarks --quick`` exits 0 and prints its table.
 
 Only that the suite works is checked here, never its numbers: performance is judged by
-the full run's ratios against the raw libraries measured in the same run.
+the full run's ratios against the raw libraries measured in the same run. The machine
+probe's note (``benchmarks/probe.py``) is checked against arithmetic done by hand.
 """
 
 import os
@@ -29,3 +30,28 @@ def test_quick_benchmarks_run_and_print_the_table(tmp_path):
     assert "agenda --cache, the next day" in done.stdout
     if pg:
         assert "| postgres |" in done.stdout
+    # the machine's speed around each case (benchmarks/probe.py)
+    assert "machine probe (benchmarks/probe.py" in done.stdout
+    assert "append JSONL batch (Ledger.append_lines) [sqlite]:" in done.stdout
+    assert "x the run's quickest" in done.stdout
+
+
+def test_a_cases_probe_note_is_its_mean_probe_over_the_runs_quickest():
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.__main__ import notes
+    from benchmarks.probe import note, slowness
+
+    # (0.150 + 0.250) / 2 = 0.200 s around the case; the run's quickest 0.125 s: 1.60x
+    assert slowness(0.150, 0.250, 0.125) == 0.200 / 0.125
+    assert note(0.150, 0.250, 0.125) == ("machine probe 1.60x the run's quickest "
+                                         "(150 ms before, 250 ms after)")
+    row = {"id": "agenda", "backend": "sqlite", "status": "ok", "message": "1,000 deals",
+           "probe": [0.150, 0.250]}
+    assert notes([row], 0.125) == [
+        "- agenda, every deal (command, from the store) [sqlite]: 1,000 deals; "
+        "machine probe 1.60x the run's quickest (150 ms before, 250 ms after)"]
+    assert notes([row]) == ["- agenda, every deal (command, from the store) [sqlite]: 1,000 deals"]
+    failed = {**row, "status": "error", "message": "timed out"}
+    assert notes([failed], 0.125) == [
+        "- agenda, every deal (command, from the store) [sqlite]: timed out"]
+
