@@ -61,7 +61,6 @@ __all__ = ["FORMAT", "ReadModels", "ViewsRun", "cents", "counts_as_of",
 PAGE = 5000                 # notifications per page, and per transaction
 DEALS_PER_COMMIT = 20       # recomputed deals written per transaction
 STREAM_POOL_MIN = 20_000    # fewer new notifications than this are decoded in this process
-AUTOCHECKPOINT_PAGES = 1000    # SQLite's default wal_autocheckpoint (restored after a commit without)
 
 # The per-deal tables' columns after ``deal`` (and ``n``), as the auditor pack writes them.
 SCHEDULES: dict[str, tuple[tuple[str, str], ...]] = {
@@ -140,18 +139,18 @@ class ReadModels(SQLiteTrackingRecorder):
     def transaction(self, checkpoint: bool = True) -> Iterator[Any]:
         """A write transaction on a pooled connection (``writing``). ``checkpoint=False``:
         its commit leaves the write-ahead log as it is, even past SQLite's automatic
-        checkpoint size; the next commit that passes it checkpoints."""
+        checkpoint size (the connection's setting is put back after it); the next commit
+        that passes it checkpoints."""
         with self.writing() as (raw, transaction):
-            if checkpoint:
-                with transaction() as cursor:
-                    yield cursor
-                return
-            raw.execute("PRAGMA wal_autocheckpoint = 0")
+            pages = None if checkpoint else raw.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
+            if pages is not None:
+                raw.execute("PRAGMA wal_autocheckpoint = 0")
             try:
                 with transaction() as cursor:
                     yield cursor
             finally:
-                raw.execute(f"PRAGMA wal_autocheckpoint = {AUTOCHECKPOINT_PAGES}")
+                if pages is not None:
+                    raw.execute(f"PRAGMA wal_autocheckpoint = {int(pages)}")
 
     @contextmanager
     def writing(self) -> Iterator[tuple[sqlite3.Connection, Callable[[], Any]]]:

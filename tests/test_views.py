@@ -676,19 +676,22 @@ def test_a_commit_without_checkpoint_leaves_its_pages_in_the_log_until_the_next_
     """``ReadModels.transaction(checkpoint=False)`` (the stream's last page): its commit
     does not copy the write-ahead log into the file, however big, and puts SQLite's
     automatic checkpoint back; the next commit copies it."""
-    from publishing.readmodels import AUTOCHECKPOINT_PAGES, ReadModels
+    from publishing.readmodels import ReadModels
 
     path = str(tmp_path / "v.db")
     models = ReadModels(path)
     try:
         before = os.path.getsize(path)
+        with models.writing() as (raw, _):
+            pages = raw.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
+        assert pages == 1000                                  # SQLite's default
         rows = [(f"k{i}", "x" * 3000) for i in range(1500)]   # 1,500 pages: past 1,000
         with models.transaction(checkpoint=False) as c:
             c.executemany("INSERT INTO _meta VALUES (?, ?)", rows)
         assert os.path.getsize(path) == before               # all of it still in the log
         assert os.path.getsize(path + "-wal") > 1500 * 3000
         with models.writing() as (raw, _):
-            assert raw.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == AUTOCHECKPOINT_PAGES
+            assert raw.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == pages
         with models.transaction() as c:
             c.execute("INSERT INTO _meta VALUES ('one', 'more')")
         assert os.path.getsize(path) > before + 1500 * 3000  # copied into the file
