@@ -26,6 +26,7 @@ from datetime import date
 from typing import Any, Callable
 
 from . import data
+from .probe import probe, runs_note
 
 Row = dict[str, Any]
 AS_OF = "2024-06-30"
@@ -48,17 +49,19 @@ class Done:
     """A finished ``deal-ledger`` process: exit code, output, and its own peak RSS."""
 
     def __init__(self, returncode: int, stdout: str, stderr: str, peak_kib: int,
-                 cpu: float = 0.0):
+                 cpu: float = 0.0, probe: float = 0.0):
         self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
         self.peak_kib = peak_kib
         self.cpu = cpu     # user + system CPU seconds, its waited-for workers included
+        self.probe = probe  # ``benchmarks.probe.probe()`` just before it ran, seconds
 
 
 def run_cli(args: list[str], *, check: bool = True) -> tuple[float, Done]:
     """Run ``deal-ledger ARGS``: its wall time, and (``os.wait4``) the peak RSS of that
-    one process, not of every child this job ran."""
+    one process, not of every child this job ran; the machine probed just before."""
     import tempfile
 
+    speed = probe()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         proc = subprocess.Popen(cli_command() + args, stdout=out, stderr=err)
@@ -69,7 +72,7 @@ def run_cli(args: list[str], *, check: bool = True) -> tuple[float, Done]:
         err.seek(0)
         done = Done(proc.returncode, out.read().decode("utf-8", "replace"),
                     err.read().decode("utf-8", "replace"), usage.ru_maxrss,
-                    usage.ru_utime + usage.ru_stime)
+                    usage.ru_utime + usage.ru_stime, speed)
     if check and done.returncode != 0:
         raise RuntimeError(f"deal-ledger {' '.join(args[:2])} exited {done.returncode}: "
                            f"{(done.stderr or done.stdout).strip()[:300]}")
@@ -328,10 +331,12 @@ def case_report_cold(p: dict[str, Any]) -> list[Row]:
     run_cli(args)
     anchor()
     times, cpus, anchor_times, anchor_cpus, peak = [], [], [], [], 0
+    probes = []
     for _ in range(p["reps"]):
         spent, done = run_cli(args)
         times.append(spent)
         cpus.append(done.cpu)
+        probes.append(done.probe)
         peak = max(peak, done.peak_kib)
         wall, cpu = anchor()
         anchor_times.append(wall)
@@ -344,7 +349,8 @@ def case_report_cold(p: dict[str, Any]) -> list[Row]:
              "message": f"median of {p['reps']} (min {min(times) * 1000:.0f} ms, max "
                         f"{max(times) * 1000:.0f} ms); CPU (user + system) {ms(cpus)}, "
                         f"the anchor's {ms(anchor_cpus)}: on a loaded machine the wall "
-                        "time is mostly waiting for a core"}]
+                        "time is mostly waiting for a core; "
+                        + runs_note(list(zip(times, probes)))}]
 
 
 def case_report_holders(p: dict[str, Any]) -> list[Row]:
@@ -516,7 +522,8 @@ def _views_after(url: str, views: list[str], row_id: str, deals: int, new: int,
                        "seconds": anchor_s, "events": len(fresh)},
             "message": f"{new:,} new events dated {data.LAST_DAY} (<= --as-of) over "
                        f"{deals:,} deals: each touched deal's report is recomputed; "
-                       f"{spread}CPU {cpu:.2f} s (workers included)"}
+                       f"{spread}CPU {cpu:.2f} s (workers included); "
+                       + runs_note([(t, d.probe) for t, d in runs])}
 
 
 HEAVY = ("eventsourcing", "pydantic", "pydantic_core", "holidays")
@@ -582,7 +589,8 @@ def case_agenda(p: dict[str, Any]) -> list[Row]:
     deals = len(json.loads(runs[-1][1].stdout)["deals"])
     rows: list[Row] = [{"id": "agenda", "seconds": spent, "events": None,
                         "peak_kib": max(d.peak_kib for _, d in runs),
-                        "message": f"{deals:,} deals; CPU {cpu:.2f} s (workers included)"}]
+                        "message": f"{deals:,} deals; CPU {cpu:.2f} s (workers included); "
+                                   + runs_note([(t, d.probe) for t, d in runs])}]
     run_cli([*base, "--as-of", AGENDA_DAY, "--cache", cache], check=False)
     daily = []
     for _ in range(p["reps"]):
@@ -597,7 +605,8 @@ def case_agenda(p: dict[str, Any]) -> list[Row]:
                  "events": None, "peak_kib": max(d.peak_kib for _, d in daily),
                  "status": "ok" if same else "error",
                  "message": ("the next day, nothing recorded since; CPU "
-                             f"{statistics.median(d.cpu for _, d in daily):.2f} s")
+                             f"{statistics.median(d.cpu for _, d in daily):.2f} s; "
+                             + runs_note([(t, d.probe) for t, d in daily]))
                  if same else "the cached agenda differs from the one computed afresh"})
     return rows
 

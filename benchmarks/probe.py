@@ -8,6 +8,12 @@ this probe before and after every case, and the notes give each case's probe aga
 the quickest of the run, so a reader can tell a slow case from a slow moment. It does
 not change any time, ratio or verdict.
 
+A case that runs its command several times (``views`` after new events, the agenda, the
+cold ``report``) also probes just before each run (``jobs.run_cli``) and lists each run
+with that probe (``runs_note``): the machine can change speed within one case (stop 19:
+the views case's probes were 71 ms before and 72 ms after it, while its runs spent 1.7
+times the CPU of the same runs by hand at that speed).
+
 The workload is what the cases spend their time on: a loop of small integer arithmetic,
 dict lookups and stores, attribute reads and short string building, in one process,
 for about a tenth of a second on a quiet machine. It is timed by CPU time
@@ -58,3 +64,12 @@ def note(before: float, after: float, quickest: float) -> str:
     """The note a case's row gets."""
     return (f"machine probe {slowness(before, after, quickest):.2f}x the run's quickest "
             f"({before * 1000:.0f} ms before, {after * 1000:.0f} ms after)")
+
+
+def runs_note(runs: list[tuple[float, float]]) -> str:
+    """Each run's wall time with the probe taken just before it, ``(seconds, probe
+    seconds)`` in run order: ``"runs: 5.26 s (probe 72 ms), 6.96 s (probe 125 ms)"``."""
+    def spent(seconds: float) -> str:
+        return f"{seconds:.2f} s" if seconds >= 1 else f"{seconds * 1000:.0f} ms"
+
+    return "runs: " + ", ".join(f"{spent(s)} (probe {p * 1000:.0f} ms)" for s, p in runs)

@@ -34,6 +34,10 @@ def test_quick_benchmarks_run_and_print_the_table(tmp_path):
     assert "machine probe (benchmarks/probe.py" in done.stdout
     assert "append JSONL batch (Ledger.append_lines) [sqlite]:" in done.stdout
     assert "x the run's quickest" in done.stdout
+    # each run of a case that runs its command several times, with the probe before it
+    line = next(x for x in done.stdout.splitlines()
+                if x.startswith("- agenda, every deal (command, from the store) [sqlite]:"))
+    assert "; runs: " in line and line.count("(probe ") >= 2, line
 
 
 def test_a_cases_probe_note_is_its_mean_probe_over_the_runs_quickest():
@@ -55,3 +59,12 @@ def test_a_cases_probe_note_is_its_mean_probe_over_the_runs_quickest():
     assert notes([failed], 0.125) == [
         "- agenda, every deal (command, from the store) [sqlite]: timed out"]
 
+
+
+def test_a_cases_runs_are_listed_with_the_probe_taken_before_each():
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.probe import runs_note
+
+    # 5.261 s rounds to 5.26 s, 0.1254 s of probe to 125 ms; under a second, in ms
+    assert runs_note([(5.261, 0.0718), (6.96, 0.1254), (0.8449, 0.07)]) == (
+        "runs: 5.26 s (probe 72 ms), 6.96 s (probe 125 ms), 845 ms (probe 70 ms)")
