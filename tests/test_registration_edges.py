@@ -95,6 +95,58 @@ def test_a_suspension_inside_an_unusable_span_pauses_its_accrual():
     assert payment(rep, "2005-07-15")["amounts"] == {LEHMAN: "5000.00"}
 
 
+# A review (stop 19): a disability never cured, some of whose days a permitted Suspension
+# Period excuses, restarted its rate at 0.25% after the suspension, as if cured. RRA
+# §3(a)(ii) counts "the 91st day following the day the Registration Default shall have
+# occurred"; a cure is an amendment, supplement or report "that cures such failure"
+# (§3(a)(iii)), which a suspension is not; SPEC §4.4 restarts at 0.25% only "after a cure".
+UNCURED = rra(*EFFECTIVE, ev("ShelfUnusable", "2005-02-01", reason="stop_order"),
+              ev("SuspensionStarted", "2005-03-01", material_transaction=False),
+              ev("SuspensionEnded", "2005-03-21"))           # 20 days, within every limit
+
+
+@pytest.mark.parametrize("overlapping", ["episode", "additive"])
+def test_the_rate_clock_runs_through_the_days_a_permitted_suspension_excuses(overlapping):
+    rep = report(UNCURED, "2005-07-31", overlapping_defaults=overlapping)
+    # 5 Business Days after Tue 02-01: 02-02, 03, 04, 07, 08: default date 02-08, accrual
+    # from 02-09, paused for the permitted days 03-01..03-20, never cured.
+    # The 91st day following 02-08: 02-08 + 91 days = 05-10 (20 days to 02-28, 31 in
+    # March, 30 in April, 10 in May). Period 01-15 to 07-15, 30/360:
+    #   0.25% [02-09, 03-01) 30 + 1 - 9 = 22 and [03-21, 05-10) 60 + 10 - 21 = 49: 71 days
+    #   1.00% [05-10, 07-15) 60 + 15 - 10 = 65 days
+    # 60,000,000 x (0.0025 x 71 + 0.01 x 65) / 360 = 60,000,000 x 0.8275 / 360 = 137,916.67
+    # (the clock restarted on 03-21 gave 0.25% to 06-19 and 89,166.67)
+    owed = P * (Decimal("0.0025") * 71 + Decimal("0.01") * 65) / 360
+    assert payment(rep, "2005-07-15")["amounts"] == {LEHMAN: money(owed)}
+    assert payment(rep, "2005-07-15")["amounts"] == {LEHMAN: "137916.67"}
+    ai = rep["additional_interest"]
+    assert [(s["start"], s["end"], s["rate"]) for s in ai["rate_segments"]] == [
+        ("2005-02-09", "2005-03-01", "0.25"), ("2005-03-21", "2005-05-10", "0.25"),
+        ("2005-05-10", "2005-08-01", "1.00")]
+    assert [(e["start"], e["defaults"]) for e in ai["episodes"]] == [("2005-02-09", [0, 1])]
+    # still listed as one run of accruing days each, the first stopped by the suspension
+    assert [(d["accrual_from"], d["accrual_until"], d["stopped_by"])
+            for d in rep["registration"]["defaults"]] == [
+        ("2005-02-09", "2005-03-01", "permitted_suspension"), ("2005-03-21", None, None)]
+
+
+def test_the_rate_clock_starts_on_the_default_even_when_its_first_days_are_excused():
+    objs = rra(*EFFECTIVE, ev("ShelfUnusable", "2005-02-01", reason="stop_order"),
+               ev("SuspensionStarted", "2005-02-07", material_transaction=False),
+               ev("SuspensionEnded", "2005-03-01"))          # 22 days, within every limit
+    rep = report(objs, "2005-07-31")
+    # The five Business Days count from 02-01, the first unusable day not covered (SPEC
+    # §4.3): default date 02-08, accrual from 02-09, of which 02-09..02-28 are excused.
+    # Day 1 of the clock is still 02-09: 1.00% from 05-10, as above. 30/360:
+    #   0.25% [03-01, 05-10) 60 + 10 - 1 = 69 days; 1.00% [05-10, 07-15) 65 days
+    # 60,000,000 x (0.0025 x 69 + 0.01 x 65) / 360 = 60,000,000 x 0.8225 / 360 = 137,083.33
+    owed = P * (Decimal("0.0025") * 69 + Decimal("0.01") * 65) / 360
+    assert payment(rep, "2005-07-15")["amounts"] == {LEHMAN: money(owed)}
+    assert payment(rep, "2005-07-15")["amounts"] == {LEHMAN: "137083.33"}
+    assert [(d["accrual_from"], d["accrual_until"])
+            for d in rep["registration"]["defaults"]] == [("2005-03-01", None)]
+
+
 # Defect 3: calendar overrides count as known, whatever their date (SPEC §2)
 CLOSED = rra(*EFFECTIVE, ev("ShelfUnusable", "2005-03-07", reason="stop_order"),
              ev("ShelfUsable", "2005-03-17", cure="order_lifted"),

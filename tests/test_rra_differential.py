@@ -437,14 +437,6 @@ def shows_known_defect(result, log, deal, as_of, readings, known_at=None) -> boo
     """True when the history shows an engine defect not fixed yet (see FIXED)."""
     if not FIXED["covered_tail"] and covered_tail(result, log, deal, as_of, known_at):
         return True
-    # an open reading, not a defect (see the report of issue 12's model): with
-    # overlapping_defaults=additive, the model runs one rate clock for an uncured
-    # disability whose days a permitted suspension interrupts (one Registration Default);
-    # branch rra-engine lists one default per run of days, each with its own clock
-    if readings.get("overlapping_defaults") == "additive" and any(
-            x.tag == "unusable" and (x.days[-1] - x.days[0]).days + 1 != len(x.days)
-            for x in result.defaults):
-        return True
     # an open reading (test_a_named_holder_holding_nothing_under_named_selling_holders):
     # under named_selling_holders the engine judges (y) on the days Notes move, the model
     # every day; they part when an amendment names a Holder holding nothing

@@ -42,6 +42,17 @@ class RegistrationDefault:
     rule: str
     arithmetic: str
     interpretations: tuple[str, ...]
+    #: day 1 of the default's rate clock when it is not ``accrual_from``: a run of a
+    #: default (iii) after days a permitted Suspension Period excused
+    #: (``unusable_defaults``). Those days accrue nothing, but they cure nothing either,
+    #: and RRA §3(a)(ii) counts "the 91st day following the day the Registration Default
+    #: shall have occurred": the clock runs through them.
+    clock_from: date | None = None
+
+    @property
+    def clock_start(self) -> date:
+        """Day 1 of the default's rate clock (RRA §3(a)(i), (ii))."""
+        return self.accrual_from if self.clock_from is None else self.clock_from
 
     def accrual_end(self, cutoff: date) -> date:
         """Exclusive end of the accrual known at ``cutoff`` (the day after as_of)."""
@@ -150,7 +161,13 @@ def unusable_defaults(shelf: Shelf, terms: RegistrationTerms, calendar: Business
     "Except as provided in Section 4(b)(i)" (SPEC §4.3): the days of a ``permitted``
     Suspension Period are not default (iii); the five Business Days count from the first
     unusable day not so covered, and the default's accrual skips the covered days (one
-    default listed per run of accruing days). A span wholly covered is no default."""
+    default listed per run of accruing days). A span wholly covered is no default.
+
+    The covered days cure nothing (a cure is "an effective post-effective amendment ...,
+    a supplement to the Prospectus or a report ... that cures such failure"), so every
+    run keeps the rate clock of the one default: day 1 is the day after its default date
+    (``clock_from``), and the 91st day follows "the day the Registration Default shall
+    have occurred" (RRA §3(a)(ii)), however many days between were excused."""
     out, problems = [], []
     n = terms.cure_business_days
     for span in shelf.unusable:
@@ -182,7 +199,7 @@ def unusable_defaults(shelf: Shelf, terms: RegistrationTerms, calendar: Business
             if as_of is not None and lo > as_of:
                 continue
             out.append(replace(
-                whole, accrual_from=lo, accrual_until=hi,
+                whole, accrual_from=lo, accrual_until=hi, clock_from=whole.accrual_from,
                 stopped_by=(whole.stopped_by if hi == whole.accrual_until
                             else "permitted_suspension"),
                 interpretations=whole.interpretations,

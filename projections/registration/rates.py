@@ -12,7 +12,11 @@ Notes, the accrual of Additional Interest with respect to such Notes shall cease
 
 Interpretation ``overlapping_defaults``: ``episode`` runs one rate clock per continuous
 run of overlapping or adjacent defaults; ``additive`` gives each default its own clock and
-adds the rates. Interpretation ``rate_after_second_anniversary`` decides whether an
+adds the rates. A default's clock starts the day after its default date and runs until
+it is cured: the days of a default (iii) that a permitted Suspension Period excuses accrue
+nothing but keep its clock, and its episode, going (``RegistrationDefault.clock_start``;
+RRA §3(a)(ii) "the 91st day following the day the Registration Default shall have
+occurred"; SPEC §4.4 starts a new episode at 0.25% only "after a cure"). Interpretation ``rate_after_second_anniversary`` decides whether an
 episode's first 90 days stay at 0.25% after the second anniversary; ``rate_clock``
 whether each episode (``per_episode``) or only the deal's first 90 days of default
 (``once_per_deal``) are at 0.25%.
@@ -34,7 +38,8 @@ from .defaults import RegistrationDefault
 @dataclass(frozen=True)
 class Episode:
     number: int
-    start: date            # the first accrual day
+    start: date            # day 1 of its rate clock (its first accrual day but for a
+                           # default (iii) whose first days a permitted suspension excused)
     end: date              # exclusive, as known at the cutoff
     defaults: tuple[int, ...]
 
@@ -55,8 +60,10 @@ class RateSegment:
 
 
 def episodes(defaults: Sequence[RegistrationDefault], cutoff: date) -> list[Episode]:
-    """SPEC §4.4: "Overlapping or adjacent Registration Defaults form one default episode"."""
-    spans = sorted((d.accrual_from, d.accrual_end(cutoff), i) for i, d in enumerate(defaults)
+    """SPEC §4.4: "Overlapping or adjacent Registration Defaults form one default episode";
+    each default spans its clock, from ``clock_start`` (so the runs of one default (iii)
+    around days a permitted Suspension Period excused are one episode: not cured between)."""
+    spans = sorted((d.clock_start, d.accrual_end(cutoff), i) for i, d in enumerate(defaults)
                    if d.accrual_from < d.accrual_end(cutoff))
     out: list[list] = []
     for start, end, i in spans:
@@ -127,7 +134,7 @@ def rate_segments(defaults: Sequence[RegistrationDefault], cutoff: date,
         if readings["overlapping_defaults"] == "additive":
             for i in ep.defaults:
                 pieces(defaults[i].accrual_from, defaults[i].accrual_end(cutoff),
-                       defaults[i].accrual_from - shift, ep.number, (i,))
+                       defaults[i].clock_start - shift, ep.number, (i,))
             continue
         edges = sorted({ep.start, ep.end} | {x for i in ep.defaults for x in (
             defaults[i].accrual_from, defaults[i].accrual_end(cutoff))})

@@ -85,6 +85,9 @@ class Default:
     clause: str
     days: list[date]          # accrual days through as_of (before maturity)
     tag: str = ""
+    # the day after the default date, for a default (iii) whose days a permitted
+    # Suspension Period excused: its rate clock counts from it, through those days
+    clock_from: date | None = None
 
     def __post_init__(self) -> None:
         self.day_set = set(self.days)
@@ -92,6 +95,17 @@ class Default:
     @property
     def accrual_from(self) -> date:
         return self.days[0]
+
+    @property
+    def clock_days(self) -> list[date]:
+        """The days its rate clock runs on: its accrual days, and for an uncured (iii)
+        every day from the one after its default date to its last accrual day (RRA
+        §3(a)(ii): "the 91st day following the day the Registration Default shall have
+        occurred"; excused days accrue nothing but cure nothing)."""
+        if self.clock_from is None:
+            return self.days
+        n = (self.days[-1] - self.clock_from).days + 1
+        return [self.clock_from + timedelta(days=k) for k in range(n)]
 
 
 @dataclass
@@ -334,7 +348,8 @@ class _Model:
             last = self.cal.business_days_after(bare[0], n)
             out.append(Default("(iii)", "RRA §3(a)(iii)",
                                [d for d in bare if d > last + s and d <= self.last_day
-                                and self.period_cut(d)], tag="unusable"))
+                                and self.period_cut(d)], tag="unusable",
+                               clock_from=last + s + ONE))
         for p in self.periods:
             # (iv)(A): not terminated on or before its 45th (60th) day
             out.append(Default("(iv)(A)", "RRA §3(a)(iv)(A)",
@@ -380,12 +395,14 @@ class _Model:
 
     def day_rates(self, found: list[Default]) -> dict[date, Decimal]:
         default_days = sorted({d for x in found for d in x.days})
-        # episodes: runs of consecutive default days (SPEC §4.4)
+        # episodes: runs of consecutive days on which some default's clock runs (SPEC
+        # §4.4; the excused days inside an uncured (iii) join its runs, not a cure)
+        clock = sorted({d for x in found for d in x.clock_days})
         episode_start: dict[date, date] = {}
-        before: dict[date, int] = {}     # default days of the earlier episodes
+        before: dict[date, int] = {}     # clock days of the earlier episodes
         count, start = 0, None
-        for i, d in enumerate(default_days):
-            if i == 0 or default_days[i - 1] + ONE != d:
+        for i, d in enumerate(clock):
+            if i == 0 or clock[i - 1] + ONE != d:
                 start, count = d, i
             episode_start[d], before[d] = start, count
         once = self.r["rate_clock"] == "once_per_deal"
@@ -395,7 +412,7 @@ class _Model:
             if self.r["overlapping_defaults"] == "episode":
                 out[d] = self.rate_on(d, (d - episode_start[d]).days + 1 + carried)
             else:
-                out[d] = sum((self.rate_on(d, (d - x.accrual_from).days + 1 + carried)
+                out[d] = sum((self.rate_on(d, (d - x.clock_days[0]).days + 1 + carried)
                               for x in found if d in x.day_set), Decimal(0))
         return out
 
