@@ -59,6 +59,49 @@ def test_stop_order_advice_missed():
     assert (advice["due"], advice["status"]) == ("2005-03-08", "missed")
 
 
+# A review (stop 19): SPEC §4.5 names a filing, effectiveness or stop order; RRA
+# §4(b)(iii) also asks for advice "(A) when ... any Prospectus supplement or
+# post-effective amendment has been filed" and "(D) of the existence of any fact ...
+# during the Effectiveness Period, that makes any statement of a material fact made in
+# the Shelf Registration Statement, the Prospectus ... untrue". The contract wins.
+MISSTATED = [*EX1, ev("ShelfUnusable", "2005-03-01", reason="material_misstatement"),
+             ev("ShelfUsable", "2005-03-04", cure="prospectus_supplement")]
+
+
+def test_a_material_misstatement_and_the_supplement_curing_it_are_each_advised():
+    rep = report(rra(*MISSTATED, ev("HoldersAdvised", "2005-03-07", about="e5")), "2005-04-01")
+    misstated = deadline(rep, "advise the selling Holders: a fact made a statement of a "
+                              "material fact")
+    # (D): Tue 2005-03-01 + 5 Business Days: 2, 3, 4, 7, 8; advised Mon 03-07
+    assert (misstated["due"], misstated["status"], misstated["met_on"], misstated["clause"]) \
+        == ("2005-03-08", "met", "2005-03-07", "RRA §4(b)(iii)")
+    supplement = deadline(rep, "advise the selling Holders: a Prospectus supplement was filed")
+    # (A): Fri 2005-03-04 + 5 Business Days: 7, 8, 9, 10, 11; the advice names e5 only
+    assert (supplement["due"], supplement["status"]) == ("2005-03-11", "missed")
+    keys = [o["key"] for o in rep["obligations"] if o["kind"] == "advise-holders"]
+    assert keys == ["advise-holders/ShelfFiled/1", "advise-holders/ShelfEffective/1",
+                    "advise-holders/ShelfUnusable-material_misstatement/1",
+                    "advise-holders/ShelfUsable-prospectus_supplement/1"]
+
+
+def test_a_supplement_recorded_as_an_amendment_too_is_advised_once():
+    objs = rra(*MISSTATED, ev("AmendmentFiled", "2005-03-04", kind="supplement",
+                              holders_added=[], principal_added="0"))
+    rep = report(objs, "2005-04-01")
+    advice = [d for d in rep["deadlines"]
+              if d["obligation"].startswith("advise the selling Holders: a Prospectus supplement")]
+    assert [(d["due"], d["events"][0]) for d in advice] == [("2005-03-11", "e7")]
+
+
+def test_a_misstatement_outside_the_effectiveness_period_asks_no_advice():
+    # all the Notes sold under the shelf on 2005-01-10: the period ends then ((y))
+    objs = rra(*EX1, ev("NotesTransferred", "2005-01-10", from_holder=LEHMAN, to_holder="B",
+                        principal="60000000", under_shelf=True),
+               ev("ShelfUnusable", "2005-03-01", reason="material_misstatement"))
+    rep = report(objs, "2005-04-01")
+    assert not [d for d in rep["deadlines"] if "material fact" in d["obligation"]]
+
+
 def test_late_questionnaire_amendment_within_ten_business_days():
     objs = rra(*EX1, ev("QuestionnaireRequested", "2004-08-02", holders=["B"]),
                ev("QuestionnaireDelivered", "2004-09-15", holder="B"),

@@ -246,7 +246,8 @@ def _ordinal_keys(prefix: str, groups: Sequence[str]) -> list[str]:
 def notices(r: Registration, t: Timeline, open_only: bool = False) -> list[Duty]:
     """RRA §3(b) notify the Trustee within two Business Days after each default date;
     RRA §4(b)(iii) advise the selling Holders within five Business Days of a filing,
-    effectiveness, amendment or stop order. A miss triggers no Additional Interest."""
+    effectiveness, amendment, supplement, stop order or material misstatement. A miss
+    triggers no Additional Interest."""
     trustee = r.by_rule["trustee"]   # deadlines.trustee_notices, as the engine made them
     kinds = []
     seen: set[tuple] = set()
@@ -260,7 +261,12 @@ def notices(r: Registration, t: Timeline, open_only: bool = False) -> list[Duty]
     triggers = []
     for o in advise:
         e = t.by_id[o.events[0]]
-        triggers.append(e.type + (f"-{e.data['kind']}" if e.type == "AmendmentFiled" else ""))
+        # the keys a stop order and the filings had before (D) and the cures joined them
+        suffix = (f"-{e.data['kind']}" if e.type == "AmendmentFiled" else
+                  f"-{e.data['cure']}" if e.type == "ShelfUsable" else
+                  f"-{e.data['reason']}" if e.type == "ShelfUnusable"
+                  and e.data["reason"] != "stop_order" else "")
+        triggers.append(e.type + suffix)
     out += [_from_deadline(o, k, "advise-holders", t, r.as_of, open_only=open_only)
             for o, k in zip(advise, _ordinal_keys("advise-holders", triggers))]
     return [d for d in out if d is not None]

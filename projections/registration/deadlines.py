@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
-from typing import Sequence
+from typing import Callable, Sequence
 
 from ledger.calendar import BusinessCalendar
 from ledger.stored import Event
@@ -25,9 +25,23 @@ ADVISE_TRIGGERS = {"ShelfFiled": "the Prospectus was filed",
                    "ShelfEffective": "the Shelf Registration Statement became effective"}
 AMENDMENT_TRIGGERS = {"post_effective": "a post-effective amendment was filed",
                       "supplement": "a Prospectus supplement was filed"}
+#: RRA §4(b)(iii)(A): a disability cured by filing a supplement or an effective
+#: post-effective amendment (``ShelfUsable.cure``) is such a filing too
+CURE_TRIGGERS = {"prospectus_supplement": "a Prospectus supplement was filed",
+                 "post_effective_amendment": "a post-effective amendment was filed and "
+                                             "became effective"}
+CURE_KINDS = {"prospectus_supplement": "supplement", "post_effective_amendment": "post_effective"}
+#: RRA §4(b)(iii)(C) the stop order; (D) a fact that makes a statement of a material fact
+#: in the Shelf Registration Statement or the Prospectus untrue, during the Effectiveness
+#: Period (``ShelfUnusable.reason``)
+UNUSABLE_TRIGGERS = {"stop_order": "a stop order was issued",
+                     "material_misstatement": "a fact made a statement of a material fact "
+                                              "in the Shelf Registration Statement or the "
+                                              "Prospectus untrue"}
 #: the event types ``trustee_notices`` and ``advise_holders`` read
 TRUSTEE_EVENTS = ("TrusteeNotified",)
-ADVISE_EVENTS = (*ADVISE_TRIGGERS, "AmendmentFiled", "ShelfUnusable", "HoldersAdvised")
+ADVISE_EVENTS = (*ADVISE_TRIGGERS, "AmendmentFiled", "ShelfUnusable", "ShelfUsable",
+                 "HoldersAdvised")
 
 
 @dataclass(frozen=True)
@@ -119,19 +133,32 @@ def trustee_notices(defaults: Sequence[RegistrationDefault], events: Sequence[Ev
 
 
 def advise_holders(events: Sequence[Event], terms: RegistrationTerms,
-                   calendar: BusinessCalendar, as_of: date) -> list[Obligation]:
+                   calendar: BusinessCalendar, as_of: date,
+                   in_period: Callable[[date], bool] = lambda day: True) -> list[Obligation]:
     """RRA §4(b)(iii): "Advise the selling Holders promptly (but in any event within five
     Business Days) ... (A) when the Prospectus or any Prospectus supplement or
     post-effective amendment has been filed, and ... when the same has become effective,
-    ... (C) of the issuance by the Commission of any stop order"."""
+    ... (C) of the issuance by the Commission of any stop order ..., or (D) of the
+    existence of any fact or the happening of any event, during the Effectiveness Period,
+    that makes any statement of a material fact made in the Shelf Registration Statement,
+    the Prospectus ... untrue". SPEC §4.5 names a filing, effectiveness or stop order; the
+    contract's (A) and (D) also reach a ``ShelfUnusable`` for a material misstatement
+    (``in_period``: during the Effectiveness Period) and a ``ShelfUsable`` cured by a
+    supplement or post-effective amendment, unless an ``AmendmentFiled`` of that kind on
+    the same day already calls for the advice."""
     n = terms.advise_holders_business_days
+    filed = {(e.date, e.data["kind"]) for e in events if e.type == "AmendmentFiled"}
     out = []
     for e in events:
         what = ADVISE_TRIGGERS.get(e.type)
         if e.type == "AmendmentFiled":
             what = AMENDMENT_TRIGGERS.get(e.data["kind"])
-        if e.type == "ShelfUnusable" and e.data["reason"] == "stop_order":
-            what = "a stop order was issued"
+        if e.type == "ShelfUnusable":
+            what = UNUSABLE_TRIGGERS.get(e.data["reason"])
+            if e.data["reason"] != "stop_order" and not in_period(e.date):
+                what = None
+        if e.type == "ShelfUsable" and (e.date, CURE_KINDS.get(e.data["cure"])) not in filed:
+            what = CURE_TRIGGERS.get(e.data["cure"])
         if what is None:
             continue
         due = calendar.add_business_days(e.date, n)
