@@ -157,6 +157,7 @@ class _Walk:
         self.decode = ledger.app.mapper.transcoder.decode
         self.kept = kept
         self.seq, self.prev = 1, GENESIS
+        self.last_at: str | None = None         # recorded_at of the event at seq - 1
         self.seen_head = kept is None or kept.head in (None, GENESIS)
         self.head_seqs: list[int] = []          # the seqs whose hash is (starts with) kept.head
         self.versions: dict[Any, int] = {}     # stream id -> last position seen
@@ -227,6 +228,13 @@ class _Walk:
             return self.bad(last, f"the chain head at notification {n.id} names another "
                                   f"hash for seq {last} than the event's: the history up to "
                                   "it was rewritten")
+        if head.recorded_at != self.last_at:
+            # every head carries its last event's recorded_at, and the next append takes
+            # it as the floor of its own (recorded_at never goes backwards): a head moved
+            # into the future would stamp every later event with its time, hashed for good
+            return self.bad(last, f"the chain head at notification {n.id} says seq {last} "
+                                  f"was recorded at {head.recorded_at}, the event says "
+                                  f"{self.last_at}: the head was altered")
         return None
 
     def close_batch(self) -> Verdict | None:
@@ -277,6 +285,7 @@ class _Walk:
         self.deals[n.originator_id] = deal
         self.deal_last[n.originator_id] = record["hash"]
         self.prev = record["hash"]
+        self.last_at = record.get("recorded_at")
         if self.kept is not None and self.kept.head and self.prev.startswith(self.kept.head):
             self.seen_head = True
             self.head_seqs.append(self.seq)

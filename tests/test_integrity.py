@@ -261,6 +261,29 @@ def test_a_removed_chain_head_is_caught(store_url):
     assert not v.ok and "chain head" in v.reason, v.line()
 
 
+def test_a_chain_head_moved_into_the_future_is_caught_before_and_after_an_append(store_url):
+    # a review (stop 19): verify checked a head's seq and hash but not its recorded_at,
+    # which the next append takes as the floor of its own: a head set to 2099 passed, and
+    # the next event was stamped 2099 for good (a report known at today's date then
+    # leaves it out)
+    _rra(store_url)
+    heads = RawChain(store_url)
+    pos, state, _, _ = heads.rows()[-1]
+    head = json.loads(state.decode())
+    assert head["seq"] == 5
+    recorded = head["recorded_at"]
+    head["recorded_at"] = "2099-01-01T00:00:00.000000Z"
+    Tamper(store_url).set(pos, "state", json.dumps(head).encode())
+    v = _verify(store_url)
+    assert not v.ok and v.bad_seq == 5, v.line()
+    assert "2099-01-01T00:00:00.000000Z" in v.reason and recorded in v.reason, v.line()
+    _append(store_url, [ev("ShelfUnusable", "2006-03-01", deal="rra", reason="stop_order")])
+    v = _verify(store_url)
+    assert not v.ok and v.bad_seq == 5 and "the head was altered" in v.reason, v.line()
+    result = invoke(["verify", "--db", store_url])
+    assert result.exit_code != 0 and "seq 5" in result.output
+
+
 def test_events_after_the_last_head_are_caught(store_url):
     _rra(store_url)
     heads = RawChain(store_url)
