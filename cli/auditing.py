@@ -24,11 +24,16 @@ from .progress import progress
                    "`log --json` lines (names the first rewritten seq).")
 @click.option("--pack", default=None, type=click.Path(file_okay=False),
               help="Verify an auditor pack directory offline instead of the ledger.")
+@click.option("--against-ledger", "against", is_flag=True,
+              help="With --pack: also hold the pack against the ledger (--db): its chain "
+                   "verifies up to the pack's head, and the deal's events up to it are "
+                   "exactly the pack's (a pack missing its last events is named).")
 @db_option
 @guarded
-def verify(expect: str | None, pack: str | None, db: str) -> None:
+def verify(expect: str | None, pack: str | None, against: bool, db: str) -> None:
     """Walk the hash chain: exit 0 with the head hash, or 1 naming the first bad seq.
-    With --pack, check an auditor pack offline: exit 1 naming the file at fault."""
+    With --pack, check an auditor pack offline: exit 1 naming the file at fault; with
+    --against-ledger too, against the ledger it came from."""
     if expect is not None:
         from ledger.chain import witness
 
@@ -36,7 +41,20 @@ def verify(expect: str | None, pack: str | None, db: str) -> None:
         if pack:
             raise UsageError("checks the ledger; a pack's head is in its head.txt, to compare "
                              "with `verify --expect` on the ledger", field="--expect")
-    if pack:
+    if against and not pack:
+        raise UsageError("holds a pack against the ledger: give the pack with --pack DIR",
+                         field="--against-ledger")
+    if pack and against:
+        from publishing.pack import verify_pack
+        from publishing.pack_ledger import verify_against_ledger
+
+        verdict = verify_pack(pack)   # a pack at fault is named before the ledger is read
+        if verdict.ok:
+            with open_ledger(db) as ledger:
+                with progress("verifying", total=ledger.max_position(), unit="rows") as advance:
+                    verdict = verify_against_ledger(pack, ledger, verdict,
+                                                    on_progress=advance)
+    elif pack:
         from publishing.pack import verify_pack
 
         verdict = verify_pack(pack)

@@ -33,7 +33,9 @@ head hash is the same in ``chain.json``, ``head.txt`` and the manifest, and equa
 last event's hash when that event is the head; and recomputing the report (and every
 derived file) from the pack's events gives exactly what the pack holds. The links to other
 deals' events cannot be checked without those events: that the head is the ledger's is
-settled by comparing ``head.txt`` with the ledger (``verify --expect``) or a checkpoint.
+settled by comparing ``head.txt`` with the ledger (``verify --expect``) or a checkpoint;
+that no event of the deal after the pack's last one is missing (up to the head), only
+with the ledger at hand (``publishing.pack_ledger``, ``verify --pack --against-ledger``).
 
 A pack is a pure function of the deal's records, the head and the arguments: exporting
 twice gives the same bytes.
@@ -576,8 +578,11 @@ def _check_chain(data: bytes, head_txt: bytes, records: Sequence[Mapping[str, An
 
 def _check_derived(contents: Mapping[str, bytes], records: Sequence[Mapping[str, Any]],
                    manifest: Mapping[str, Any]) -> None:
-    """Recompute the report (and, with the same tool version, every derived file) from
-    the pack's events and the manifest's arguments."""
+    """Recompute the report and every derived file from the pack's events and the
+    manifest's arguments. A pack that names another tool version is checked all the same
+    (the version is a field of the manifest, which anyone can re-seal: skipping its CSV
+    and HTML for it let an edited pack verify); where a file differs, the message says
+    which version made the pack."""
     from ledger.events import parse_timestamp
 
     try:
@@ -601,8 +606,10 @@ def _check_derived(contents: Mapping[str, bytes], records: Sequence[Mapping[str,
     if held != fresh:
         raise _Bad("report.json", "differs from the report recomputed from events.jsonl at "
                                   f"{_first_difference(held, fresh)}")
-    if manifest["tool"].get("version") != tool_version():
-        return  # another version may lay out the derived files differently
+    made_by = manifest["tool"].get("version")
+    other = ("" if made_by == tool_version() else
+             f" (the pack names deal-ledger {made_by}, this is {tool_version()}: if that "
+             "version made it, verify it with that version)")
     for name, data in rebuilt.items():
         if name in (MANIFEST, "report.json"):
             continue
@@ -612,7 +619,7 @@ def _check_derived(contents: Mapping[str, bytes], records: Sequence[Mapping[str,
             # bytes are covered by the manifest's SHA-256 all the same)
             kept, data = kept.removeprefix(BOM), data.removeprefix(BOM)
         if kept != data:
-            raise _Bad(name, "differs from the file recomputed from events.jsonl")
+            raise _Bad(name, "differs from the file recomputed from events.jsonl" + other)
     if set(rebuilt) - {MANIFEST} != set(contents):
         extra = sorted(set(contents) - set(rebuilt)) or sorted(set(rebuilt) - set(contents))
         raise _Bad(extra[0], "is not a file this pack should hold, or is missing")

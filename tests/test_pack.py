@@ -242,6 +242,53 @@ def test_forger_who_edits_a_schedule_is_caught_by_recomputing(rra_pack, tmp_path
                                     "recomputed")
 
 
+def test_forger_who_names_another_tool_version_is_still_caught(rra_pack, tmp_path):
+    # a review (stop 19): with another version in the resealed manifest, the CSV and HTML
+    # were not recomputed, and an edited amount verified "ok"
+    pack = copy(rra_pack, tmp_path)
+    manifest = json.loads((pack / MANIFEST).read_text())
+    manifest["tool"]["version"] = "0.0.0"
+    (pack / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+    text = (pack / "additional_interest.csv").read_text()
+    (pack / "additional_interest.csv").write_text(text.replace("5833.33", "99999.99", 1))
+    reseal(pack)
+    result = verify(pack)
+    assert result.exit_code == 1
+    assert result.output.startswith("additional_interest.csv: differs from the file "
+                                    "recomputed from events.jsonl (the pack names deal-ledger "
+                                    "0.0.0")
+
+
+def test_a_pack_rebuilt_without_its_last_events_is_named_against_the_ledger(
+        demo_db, rra_pack, tmp_path):
+    # a review (stop 19): the stop order and every event after it dropped, the pack
+    # rebuilt around the rest with the ledger's real head: offline it verifies (nothing
+    # in it is missing between its first and last events), and so does the head against
+    # the ledger; held against the ledger, the first event it lacks is named
+    from datetime import date
+
+    from publishing.pack import build_pack
+
+    records = [json.loads(line) for line in (rra_pack / "events.jsonl").read_text().splitlines()]
+    head = json.loads((rra_pack / "chain.json").read_text())["head"]
+    stop = next(r for r in records if r["type"] == "ShelfUnusable")
+    forged = tmp_path / "forged"
+    forged.mkdir()
+    for name, data in build_pack([r for r in records if r["seq"] < stop["seq"]], head,
+                                 as_of=date.fromisoformat(AS_OF)).items():
+        (forged / name).write_bytes(data)
+    assert verify(forged).exit_code == 0
+    result = run("verify", "--pack", str(forged), "--against-ledger", "--db", demo_db)
+    assert result.exit_code == 1
+    assert result.output.startswith(f"events.jsonl: the ledger holds the deal's event seq "
+                                    f"{stop['seq']} (ShelfUnusable dated {stop['date']}")
+    honest = run("verify", "--pack", str(rra_pack), "--against-ledger", "--db", demo_db)
+    assert honest.exit_code == 0, honest.output
+    assert (f"the deal's {len(records)} events up to it are the pack's, seq by seq and hash "
+            "by hash") in honest.output
+    assert run("verify", "--against-ledger", "--db", demo_db).exit_code != 0
+
+
 def test_forger_who_moves_the_head_is_caught(rra_pack, tmp_path):
     pack = copy(rra_pack, tmp_path)  # the RRA's last event is the ledger's head
     chain = json.loads((pack / "chain.json").read_text())
