@@ -59,11 +59,20 @@ def verify(expect: str | None, pack: str | None, against: bool, db: str) -> None
 
         verdict = verify_pack(pack)
     else:
+        from ledger import dealcache
         from ledger.chain import verify as verify_chain
 
         with open_ledger(db) as ledger:
             with progress("verifying", total=ledger.max_position(), unit="rows") as advance:
                 verdict = verify_chain(ledger, expect, on_progress=advance)
+            # what reports read beside the store: each deal's cache file (ledger.dealcache)
+            directory = dealcache.cache_dir()
+            altered = ([] if directory is None or ledger.is_postgres
+                       else dealcache.check(directory, ledger))
+        click.echo(verdict.line(), err=not verdict.ok)
+        for line in altered:
+            click.echo(line, err=True)
+        raise SystemExit(0 if verdict.ok and not altered else 1)
     click.echo(verdict.line(), err=not verdict.ok)
     raise SystemExit(0 if verdict.ok else 1)
 

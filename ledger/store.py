@@ -755,6 +755,11 @@ class Ledger:
             self._deal_cache[deal] = (last[0], events)
         return events
 
+    def stream_records(self, stream_id: uuid.UUID) -> list[dict[str, Any]]:
+        """Every record of one deal stream, in stream order, as stored (``verify`` holds
+        the deal cache files against them: ``dealcache.check``)."""
+        return self._records_of(self._stream_rows(stream_id, 0))
+
     def _last_row(self, stream_id: uuid.UUID) -> tuple[int, bytes] | None:
         """The stream's last stored event: its version and state."""
         recorder = self.app.recorder

@@ -238,3 +238,47 @@ def test_a_row_that_does_not_fit_its_shape_is_refused_by_the_reader(damage):
         rows = rows[1:]
     with pytest.raises((ValueError, KeyError, IndexError, TypeError)):
         stored.events_of_rows(shapes, rows)
+
+
+def test_verify_names_and_removes_an_altered_cache_file(demo, cache):
+    # a review (stop 19): the ShelfEffective date edited in a middle row of the deal's
+    # file (its first line and last row left alone) made `report` show 271,305.55 of
+    # Additional Interest instead of 16,750.00, while `verify` passed
+    args = ("report", RRA, "--as-of", "2007-12-31", "--json", "--db", demo)
+    honest = run(*args)
+    path = _file(cache, demo, RRA)
+    head, body = open(path, "rb").read().split(b"\n", 1)
+    meta, rows = json.loads(head), json.loads(body)
+    for row in rows:
+        keys = meta["shapes"][row[0]]
+        if row[1 + keys.index("type")] == "ShelfEffective":
+            seq = row[1 + keys.index("seq")]
+            row[1 + keys.index("date")] = "2005-06-15"
+    open(path, "wb").write(head + b"\n" + json.dumps(rows).encode())
+    assert run(*args).output != honest.output    # what the cache is for: no re-check
+    result = run("verify", "--db", demo)
+    assert result.exit_code == 1
+    assert f"the cache copy {path} differs from the ledger at the deal's event seq {seq}" \
+        in result.output and "removed" in result.output
+    assert not os.path.exists(path)
+    assert run(*args).output == honest.output
+    again = run("verify", "--db", demo)
+    assert again.exit_code == 0 and again.output.startswith("ok: ")
+    # the file the report wrote again is intact: verify leaves it
+    assert os.path.exists(_file(cache, demo, RRA))
+
+
+def test_verify_removes_a_file_of_another_ledger_at_the_same_path_quietly(demo, cache):
+    # a ledger made again at the same path: the old file is another chain, which no
+    # report reads (its last hash is not the stream's), so it is no tampering
+    assert run("report", RRA, "--as-of", "2007-12-31", "--db", demo).exit_code == 0
+    path = _file(cache, demo, RRA)
+    old = open(path, "rb").read()
+    for leftover in (demo, demo + ".lock"):
+        if os.path.exists(leftover):
+            os.remove(leftover)
+    build_demo(demo)        # new ids and times: every hash differs
+    open(path, "wb").write(old)
+    result = run("verify", "--db", demo)
+    assert result.exit_code == 0 and result.output.startswith("ok: "), result.output
+    assert not os.path.exists(path)
