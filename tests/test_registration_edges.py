@@ -209,6 +209,61 @@ def test_a_backdated_sale_that_ends_the_period_before_a_suspension_is_refused(st
                                to_holder="Buyer", principal="30000000", under_shelf=True)))
 
 
+# A review (stop 19): a sale "under the shelf" dated before the shelf was effective was
+# accepted and ended the buyer's TRS status (RRA §1 TRS (A): "effectively registered ...
+# and disposed of in accordance with the Shelf Registration Statement")
+EARLY_SALE = ev("NotesTransferred", "2004-09-01", from_holder=LEHMAN, to_holder="Buyer",
+                principal="60000000", under_shelf=True)
+
+
+def test_a_sale_under_the_shelf_before_it_is_effective_is_refused(store_url):
+    with Ledger(store_url) as ledger:
+        ledger.append(batch(opened("rra"), ev("NotesIssued", "2004-06-30", holder=LEHMAN,
+                                              principal="60000000"),
+                            ev("ShelfFiled", "2004-07-13")))
+        with pytest.raises(RuleViolation) as err:      # not effective at all yet
+            ledger.append(batch(EARLY_SALE))
+        assert (err.value.field, err.value.rule) == ("data.under_shelf",
+                                                     "RRA §1 Transfer Restricted Securities (A)")
+        assert "the shelf is not effective" in str(err.value)
+        with pytest.raises(RuleViolation) as err:      # effective later in the same batch
+            ledger.append(batch(EARLY_SALE, ev("ShelfEffective", "2004-11-15")))
+        assert "became effective only on 2004-11-15" in str(err.value)
+        ledger.append(batch(ev("ShelfEffective", "2004-11-15")))
+        with pytest.raises(RuleViolation):             # before it, with it recorded
+            ledger.append(batch(EARLY_SALE))
+        # the same sale not under the shelf, and one under it on the effective day, are fine
+        ledger.append(batch({**EARLY_SALE, "data": {**EARLY_SALE["data"],
+                                                    "under_shelf": False}}))
+        ledger.append(batch(ev("NotesTransferred", "2004-11-15", from_holder="Buyer",
+                               to_holder="C", principal="1000000", under_shelf=True)))
+        assert ledger.head().seq == 6   # opened, issued, filed, effective, two sales
+
+
+def test_a_sale_under_the_shelf_before_its_effectiveness_line_in_one_batch_is_accepted(
+        store_url):
+    # the sale's line comes first, the ShelfEffective dated before it later in the batch
+    with Ledger(store_url) as ledger:
+        ledger.append(batch(opened("rra"), ev("NotesIssued", "2004-06-30", holder=LEHMAN,
+                                              principal="60000000"),
+                            ev("ShelfFiled", "2004-07-13")))
+        ledger.append(batch({**EARLY_SALE, "date": "2004-12-01"},
+                            ev("ShelfEffective", "2004-11-15")))
+        assert ledger.head().seq == 5
+
+
+def test_retracting_the_effectiveness_before_a_sale_under_the_shelf_is_refused(store_url):
+    with Ledger(store_url) as ledger:
+        base_ledger(ledger)                            # effective 2004-10-01
+        ledger.append(batch(SOLD))                     # sold under it on 2005-02-01
+        effective = next(r for r in ledger.deal_records("rra")
+                         if r["type"] == "ShelfEffective")["id"]
+        with pytest.raises(RuleViolation) as err:
+            ledger.append(batch(ev("EventRetracted", "2005-03-01", event_id=effective,
+                                   reason="entered in error")))
+        assert "before the shelf was effective" in str(err.value)
+
+
 def test_converted_notes_leave_conversion_shares_restricted(store_url):
     # RRA §1: Conversion Shares are Transfer Restricted Securities too; no event records
     # their sale, so converting every Note does not end the Effectiveness Period
