@@ -137,6 +137,26 @@ def test_late_questionnaire_amendment_excused_by_the_quarterly_allowance():
     assert deadline(rep, "file an amendment naming B")["status"] == "excused"
 
 
+def test_a_window_reaching_into_the_next_quarter_is_not_excused_by_the_last():
+    # a review (stop 19): "not ... obligated to file ... more than one such pre-effective
+    # amendment ... during any fiscal quarter". Q3 2004's one was filed on 09-01; B's
+    # Questionnaire came late on Tue 09-28; + 10 Business Days: 09-29, 30, 10-01, 04, 05,
+    # 06, 07, 08, (11 Columbus Day), 12, 13: due 10-13. Filed on 10-01 to 10-13 it would
+    # be Q4's first: the proviso does not relieve the Company
+    objs = rra(ev("ShelfFiled", "2004-07-13"),
+               ev("QuestionnaireRequested", "2004-08-02", holders=["B", "C"]),
+               ev("QuestionnaireDelivered", "2004-08-31", holder="C"),
+               ev("AmendmentFiled", "2004-09-01", kind="pre_effective", holders_added=["C"],
+                  principal_added="10000000"),
+               ev("QuestionnaireDelivered", "2004-09-28", holder="B"),
+               ev("ShelfEffective", "2004-11-15"),
+               holders={"A": "30000000", "B": "20000000", "C": "10000000"})
+    rep = report(objs, "2005-02-01")
+    amend = deadline(rep, "file an amendment naming B")
+    assert (amend["due"], amend["status"]) == ("2004-10-13", "missed")
+    assert deadline(rep, "file an amendment naming C")["status"] == "met"
+
+
 def test_end_of_the_effectiveness_period():
     rep = report(rra(*EX1), "2006-12-01")
     end = deadline(rep, "keep the Shelf Registration Statement effective")

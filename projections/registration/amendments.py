@@ -48,13 +48,20 @@ def _half(d: date) -> tuple[int, int]:
     return d.year, (d.month - 1) // 6
 
 
-def _excused(received: date, amendments: Sequence[Event], shelf: Shelf) -> str | None:
-    """The §2(b) (i)/(ii) proviso: the allowance of filings already used."""
+def _excused(received: date, due: date, amendments: Sequence[Event],
+             shelf: Shelf) -> str | None:
+    """The §2(b) (i)/(ii) proviso: the allowance of filings already used. The Company is
+    "not ... obligated to file ... more than one such ... amendment ... during any fiscal
+    quarter" (semi-annual period): it is excused only if filing on any day from receipt to
+    the due day would be more than one in that day's period. A window that reaches into
+    the next period has a day on which that period's allowance is whole (its first), so
+    that period excuses nothing (a review of stop 19: received 2004-09-28 after a filing
+    on 09-01, due 10-13, was excused by the third quarter alone)."""
     before = [a for a in amendments if a.date < received and a.data["holders_added"]]
     quarter = [a for a in before if a.data["kind"] in ("pre_effective", "supplement")
-               and _quarter(a.date) == _quarter(received)]
+               and _quarter(a.date) == _quarter(received) == _quarter(due)]
     half = [a for a in before if a.data["kind"] == "post_effective"
-            and _half(a.date) == _half(received)]
+            and _half(a.date) == _half(received) == _half(due)]
     effective = shelf.effective_on is not None and shelf.effective_on <= received
     if quarter and (not effective or half):
         used = [a.id for a in quarter + (half if effective else [])]
@@ -81,7 +88,8 @@ def late_questionnaire_amendments(q: Questionnaires, holdings: Holdings,
                      and d.holder in a.data["holders_added"]), None)
         why = (f"principal to be included {plain(principal)} is not more than "
                f"{plain(terms.amendment_min_principal)}"
-               if principal <= terms.amendment_min_principal else _excused(d.on, amendments, shelf))
+               if principal <= terms.amendment_min_principal
+               else _excused(d.on, due, amendments, shelf))
         st, met, late_on = judge(due, done.date if done else None, as_of)
         if why is not None and st != "met":
             st, late_on = "excused", None
