@@ -285,7 +285,9 @@ def history(deal: str, figure: str | None, figure_option: str | None, as_of: str
             shown.append(f"... {len(ch['events']) - 4} more")
         before = "(absent)" if ch["status"] == "appeared" else _grouped(ch["before"])
         after = "(absent)" if ch["status"] == "disappeared" else _grouped(ch["after"])
-        table.add_row(ch["known_at"][:19] + "Z", escape(before), escape(after),
+        # whole, to the microsecond: a time cut to the second is before the moment, and
+        # `report --known-at` of it gives the value before the change (a review, stop 19)
+        table.add_row(ch["known_at"], escape(before), escape(after),
                       escape("; ".join(shown)))
     console().print(table)
     now = _grouped(result["value"]) if result["present"] else "(absent)"

@@ -125,6 +125,25 @@ def test_moments_recording_only_later_dated_events_are_not_recomputed():
     assert h["computed"] == dated == 13 + 11
 
 
+def test_a_calendar_override_dated_after_as_of_is_a_moment_of_its_own():
+    # a review (stop 19): the Trustee notified on Tue 2004-07-20, the filing deadline
+    # (2004-07-15) missed; default date 07-15, + 2 Business Days: 07-16, 07-19: due 07-19,
+    # done late (missed). A closure of Fri 07-16, recorded later and dated 08-05, makes it
+    # 07-19, 07-20: due 07-20, met. The calendar counts its overrides whatever their date
+    # (SPEC §2), so as of 07-31 the figure changes at the override's moment
+    objs = [opened(), ev("NotesIssued", "2004-06-30", holder=LEHMAN, principal="60000000"),
+            ev("ShelfFiled", "2004-07-20"), ev("TrusteeNotified", "2004-07-20"),
+            {**ev("CalendarDayDeclared", "2004-08-05"),
+             "data": {"day": "2004-07-16", "business_day": False,
+                      "reason": "emergency closure"}}]
+    events = build(objs, recorded=[at(1), at(1), at(1), at(1), at(2)])
+    h = history(events, "deadlines[obligation^=notify the Trustee][0].status",
+                as_of=date(2004, 7, 31))
+    assert (h["moments"], h["computed"]) == (2, 2)
+    assert [(c["known_at"], c["before"], c["after"]) for c in h["changes"]] == [
+        (stamp(1), None, "missed"), (stamp(2), "missed", "met")]
+
+
 def test_a_thousand_events_in_fifty_batches_is_quick():
     objs = many_events(1000)
     events = build(objs, recorded=[at(k // 20) for k in range(len(objs))])
@@ -170,6 +189,11 @@ def test_cli_history_table(db):
              if line.startswith("│") and ("ShelfEffective" in line or "(absent)" in line)]
     # the human table groups money as every view does: 45,000.00, 6,666.67
     assert [c[1:3] for c in cells] == [["(absent)", "45,000.00"], ["45,000.00", "6,666.67"]]
+    # each moment whole, to the microsecond, as `report --known-at` takes it: cut to the
+    # second it is before the moment, and gives the value before the change
+    with Ledger(db, create=False) as ledger:
+        stamps = sorted({r["recorded_at"] for r in ledger.deal_records("rra")})
+    assert [c[0] for c in cells] == stamps and all(len(s) == 27 for s in stamps)
     assert "ShelfEffective 2004-11-15" in result.output
     assert result.output.rstrip().endswith("now: 6,666.67")
 
