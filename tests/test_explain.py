@@ -565,3 +565,32 @@ def test_cli_explain_lists_the_figures(db):
                                       "--db", db])
     assert result.exit_code == 0
     assert f"{PAY_1}.amounts.{LEHMAN} = 6666.67" in result.output.splitlines()
+
+
+def test_a_camden_figure_cites_only_the_events_the_report_counted():
+    # a review (stop 19): explain of true_up.camden.<holder>.vested cited every vesting
+    # stored, also one recorded after --known-at and one retracted
+    from datetime import datetime, timezone
+
+    from tests.letter_support import CAMDEN, DEAL, camden_137
+
+    t = [datetime(2026, 1, 1, 0, m, tzinfo=timezone.utc) for m in range(10)]
+    objs = camden_137(600_000) + [   # e1..e6; a second vesting recorded later, e7
+        {**ev("CamdenWarrantsVested", "2003-09-30", deal=DEAL),
+         "data": {"holder": CAMDEN, "warrants": 100_000}},
+        ev("EventRetracted", "2003-10-01", deal=DEAL, event_id="e6", reason="in error")]
+    events = build(objs, recorded=[t[1]] * 6 + [t[3], t[5]])
+    path = f"true_up.camden.{CAMDEN}.vested"
+    cited = lambda x: [ev_["id"] for ev_ in x["explanation"]["events"]]  # noqa: E731
+    # known at t2: only e6 (600,000) counts
+    early = report(events, as_of=date(2007, 12, 31), known_at=t[2])
+    x = explain(early, path, events)
+    assert (x["value"], cited(x)) == (600_000, ["e6"])
+    # known at t4: e6 and e7, 600,000 + 100,000
+    mid = report(events, as_of=date(2007, 12, 31), known_at=t[4])
+    x = explain(mid, path, events)
+    assert (x["value"], cited(x)) == (700_000, ["e6", "e7"])
+    # now: e6 retracted, e7 alone
+    now = report(events, as_of=date(2007, 12, 31))
+    x = explain(now, path, events)
+    assert (x["value"], cited(x)) == (100_000, ["e7"])
