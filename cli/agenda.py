@@ -34,10 +34,12 @@ def _window(from_: str | None, days: int | None, business_days: int | None):
               help="Only this deal (repeatable). Default: every deal in the ledger.")
 @click.option("--from", "from_", default=None, metavar="YYYY-MM-DD",
               help="The first day of the window (default: the --as-of day).")
-@click.option("--days", type=int, default=None, help="The window's length in calendar days "
-                                                     "(default 30).")
+@click.option("--days", type=int, default=None,
+              help="The window runs from its first day through N calendar days after it "
+                   "(default 30; 0: that day only).")
 @click.option("--business-days", "business_days", type=int, default=None,
-              help="The window's length in Business Days instead.")
+              help="The window runs through the N-th Business Day after its first day "
+                   "instead.")
 @click.option("--json", "as_json", is_flag=True, help="The agenda as one JSON object.")
 @click.option("--csv", "as_csv", is_flag=True, help="One CSV row per line of the agenda.")
 @click.option("--cache", "cache", default=None, metavar="FILE",

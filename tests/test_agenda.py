@@ -181,6 +181,17 @@ def test_json_and_csv(tmp_path):
     assert len(rows) == len(data["items"]) and rows[0]["clause"]
 
 
+def test_the_window_runs_through_n_days_after_its_first_day(tmp_path):
+    # a review (stop 19): --days 0 gave 10-20..10-20 and --days 10 10-20..10-30, while the
+    # help called N "the window's length"; the help now says what it does
+    db = _ledger(tmp_path)
+    for n, end in (("0", "2004-10-20"), ("10", "2004-10-30")):
+        data = json.loads(run("agenda", "--db", db, "--as-of", "2004-10-20", "--days", n,
+                              "--json").stdout)
+        assert (data["from"], data["to"]) == ("2004-10-20", end)
+    assert "through N calendar days after it" in " ".join(run("agenda", "--help").stdout.split())
+
+
 def test_bad_options_are_one_line(tmp_path):
     db = _ledger(tmp_path)
     res = run("agenda", "--db", db, "--days", "3", "--business-days", "2")
