@@ -377,6 +377,11 @@ def whatif(events: Sequence[Event], changes: Changes, *, as_of: date,
     differ on ``as_of``; ``forward``: the same comparison on a later day when changes
     are dated after ``as_of`` (``forward``), else ``None``."""
     resolve(changes.interpretations)  # ValueError for an unknown name or value
+    # the changes are made to, and checked against, the history known at ``known_at``: a
+    # later-recorded event could neither refuse them nor make them valid (a review of
+    # stop 19 found both: a SuspensionEnded refused for one recorded after known_at, and
+    # one accepted with no period open at known_at)
+    events = _known(events, known_at)
     changes = resolve_changes(events, changes)
     kept, added = changed_history(events, changes)
     head_known = format_timestamp(known_at) if known_at else None

@@ -563,3 +563,31 @@ def test_a_reading_that_changes_no_obligation_changes_no_obligation_row():
     assert len(figures) == 4 and len(by) == 3
     assert all(r["baseline"].endswith("deadline 2004-09-21")
                and r["scenario"].endswith("deadline 2004-09-30") for r in by)
+
+
+def test_changes_as_known_at_a_time_are_checked_against_what_was_known_then():
+    # a review (stop 19): whatif --known-at T checked the changes against the whole
+    # history. A SuspensionEnded of 04-10 was refused for the SuspensionEnded of 04-20
+    # recorded after T; one with no period open at T was accepted. A real ledger holding
+    # the history known at T plus the change decides both ways the other way
+    from datetime import datetime, timezone
+
+    t = [datetime(2026, 1, 1, 0, m, tzinfo=timezone.utc) for m in range(6)]
+    objs = [*EFFECTIVE, ev("SuspensionStarted", "2005-03-01", material_transaction=False),
+            ev("SuspensionEnded", "2005-04-20")]
+    events = build([opened(), ev("NotesIssued", "2004-06-30", holder=LEHMAN,
+                                 principal="60000000"), *objs],
+                   recorded=[t[1]] * 4 + [t[2], t[4]])
+    end = Changes(add=(Addition(parse_event(ev("SuspensionEnded", "2005-04-10"), line=1),
+                                "end.jsonl"),))
+    # known at t3: the period from 03-01 is open; ended on 04-10 it is 40 days, within
+    # the 45 of RRA §4(b)(i): nothing accrues
+    result = whatif(events, end, as_of=date(2005, 12, 31), known_at=t[3])
+    periods = result["scenario"]["suspensions"]["periods"]
+    assert [(p["start"], p["end"], p["days"]) for p in periods] == [
+        ("2005-03-01", "2005-04-10", 40)]
+    assert result["scenario"]["additional_interest"]["accrued_to_as_of"] == "0.00"
+    # known at t1: no period had started, so there is none to end
+    with pytest.raises(ScenarioError) as err:
+        whatif(events, end, as_of=date(2005, 12, 31), known_at=t[1])
+    assert "no Suspension Period is open to end" in str(err.value.render())
