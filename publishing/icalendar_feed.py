@@ -8,6 +8,11 @@ obligation of each deal, with the ``icalendar`` package.
   recording moment of the deal's log (``due_changes``): a retraction and its
   replacement that move a deadline raise it by one; nothing else does.
 * ``STATUS:CANCELLED`` when the obligation is discharged or excused, else ``CONFIRMED``.
+* An obligation that was listed at an earlier recording moment and is no longer (a
+  correction withdrew its trigger, say one of two Suspension Periods) keeps its UID as a
+  ``CANCELLED`` event on its last due day, its ``SEQUENCE`` one higher:
+  left out, a calendar program would keep showing it (a review of stop 19 found a
+  withdrawn period's ``end-suspension/2`` left behind while ``/1`` moved onto the other).
 * ``VALARM``: one per ``remind`` entry, that many Business Days before the due day (the
   deal's calendar, RRA §1 Business Day), at 09:00 UTC.
 * ``DESCRIPTION``: the clause, the state and a one-line explanation.
@@ -30,11 +35,19 @@ def due_changes(events: Sequence[Event], *, as_of: date, known_at: datetime | No
                 interpretations: Mapping[str, str] | None) -> dict[str, int]:
     """Per obligation key: how many times its due day changed, replaying the deal as
     known at each distinct recorded_at (up to ``known_at``)."""
+    return _replay(events, as_of=as_of, known_at=known_at,
+                   interpretations=interpretations)[0]
+
+
+def _replay(events: Sequence[Event], *, as_of: date, known_at: datetime | None,
+            interpretations: Mapping[str, str] | None
+            ) -> tuple[dict[str, int], dict[str, Any]]:
+    """``due_changes``, and the last dated duty listed under each key at any moment."""
     from projections.obligations.outlook import outlook
 
     moments = sorted({e.recorded_at for e in events
                       if known_at is None or e.recorded_at <= known_at})
-    last: dict[str, date] = {}
+    last: dict[str, Any] = {}
     changes: dict[str, int] = {}
     for m in moments:
         try:
@@ -45,10 +58,10 @@ def due_changes(events: Sequence[Event], *, as_of: date, known_at: datetime | No
             if d.due is None:
                 continue
             before = last.get(d.key)
-            if before is not None and before != d.due:
+            if before is not None and before.due != d.due:
                 changes[d.key] = changes.get(d.key, 0) + 1
-            last[d.key] = d.due
-    return changes
+            last[d.key] = d
+    return changes, last
 
 
 def business_days_before(calendar: Any, day: date, n: int) -> date:
@@ -83,8 +96,23 @@ def feed(histories: Mapping[str, list[Event]], *, as_of: date,
             continue
         stamp = max(e.recorded_at for e in events).astimezone(timezone.utc)
         o = outlook(events, as_of=as_of, interpretations=interpretations)
-        sequence = due_changes(events, as_of=as_of, known_at=known_at,
-                               interpretations=interpretations)
+        sequence, listed = _replay(events, as_of=as_of, known_at=known_at,
+                                   interpretations=interpretations)
+        now = {d.key for d in o.duties}
+        for key in sorted(set(listed) - now):   # withdrawn by a correction
+            d = listed[key]
+            v = VEvent()
+            v.add("uid", f"{d.key}@{deal}.deal-ledger")
+            v.add("dtstamp", stamp)
+            v.add("dtstart", d.due)
+            v.add("dtend", d.due + timedelta(days=1))
+            v.add("summary", f"{deal}: {d.obligation}")
+            v.add("sequence", sequence.get(key, 0) + 1)
+            v.add("status", "CANCELLED")
+            v.add("categories", [d.kind, "withdrawn"])
+            v.add("description", f"{d.clause} — withdrawn: a correction recorded since "
+                                 "removed what called for it.")
+            cal.add_component(v)
         for d in o.duties:
             if d.due is None:
                 continue

@@ -90,3 +90,27 @@ def test_a_retraction_that_moves_a_deadline_changes_only_that_event():
             assert changed == set(), (uid, changed)
             assert [a.to_ical() for a in before[uid].walk("VALARM")] == \
                 [a.to_ical() for a in after[uid].walk("VALARM")]
+
+
+def test_an_obligation_a_correction_withdrew_is_cancelled_under_its_own_uid():
+    # a review (stop 19): of two Suspension Periods the first was recorded in error and
+    # withdrawn; end-suspension/1 moved onto the second period and /2 vanished, so a
+    # calendar program kept showing both. /2 is now CANCELLED, its SEQUENCE one higher
+    periods = [ev("SuspensionStarted", "2005-03-01", material_transaction=False),
+               ev("SuspensionEnded", "2005-03-20"),
+               ev("SuspensionStarted", "2005-08-01", material_transaction=False),
+               ev("SuspensionEnded", "2005-08-20")]
+    base = [opened(), ev("NotesIssued", "2004-06-30", holder=LEHMAN, principal="60000000"),
+            ev("ShelfFiled", "2004-07-13"), ev("ShelfEffective", "2004-10-01"), *periods]
+    fixed = base + [ev("EventRetracted", "2005-09-01", event_id=f"e{k}", reason="in error")
+                    for k in (8, 7, 6, 5)] + periods[2:]
+    before = events_of(feed({"rra": build(base)}, as_of=d("2005-12-31")))
+    after = events_of(feed({"rra": build(fixed)}, as_of=d("2005-12-31")))
+    one, two = (f"end-suspension/{k}@rra.deal-ledger" for k in (1, 2))
+    # each period's 45th day: 03-01 + 44 = 04-14, 08-01 + 44 = 09-14
+    assert [(before[u]["DTSTART"].dt, str(before[u]["STATUS"])) for u in (one, two)] == [
+        (date(2005, 4, 14), "CONFIRMED"), (date(2005, 9, 14), "CONFIRMED")]
+    assert [(after[u]["DTSTART"].dt, str(after[u]["STATUS"]), int(after[u]["SEQUENCE"]))
+            for u in (one, two)] == [(date(2005, 9, 14), "CONFIRMED", 1),
+                                     (date(2005, 9, 14), "CANCELLED", 1)]
+    assert set(after) == set(before)
