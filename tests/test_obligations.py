@@ -381,3 +381,32 @@ def test_advice_waived_by_a_majority_of_holders_is_discharged():
                       matter="waive §4(b)(iii) advice"),
                    effective=None, holders={LEHMAN: "40000000", "Other": "20000000"})
     assert duty(minority, "2004-08-10", "advise-holders/ShelfFiled/1")["state"] == "violated"
+
+
+def test_true_up_earned_again_after_a_settlement_is_due_from_the_vesting_that_earned_it():
+    # a review (stop 19): shares earned, issued, then more earned by a later vesting were
+    # shown due since the first vesting, and a fulfilled true-up had no `since`
+    base = L.camden_137()                       # W exercised whole 2002-06-01 at 3.00
+    first = base + [L.e("CamdenWarrantsVested", "2002-09-01", holder=L.CAMDEN,
+                        warrants=600_000)]
+    # vesting 1: A 9,876,543, C 600,000, B = C x 1.37 / 3.00; P1 to 4 places
+    a, c1 = Decimal(9_876_543), Decimal(600_000)
+    p1 = (Decimal(3) * (a + c1 * Decimal("1.37") / 3) / (a + c1)).quantize(
+        Decimal("0.0001"), ROUND_HALF_UP)
+    owed1 = int(Decimal(3_000_000) / p1) - 1_000_000
+    [o] = _letter(first)
+    assert (o["state"], o["due"], o["shares"]) == ("due", "2002-09-01", owed1)
+    settled = first + [L.e("TrueUpSharesIssued", "2002-10-01", instrument="W", shares=owed1)]
+    [o] = _letter(settled)
+    assert (o["state"], o["due"], o["since"]) == ("fulfilled", "2002-09-01", "2002-10-01")
+    # vesting 2 on 2003-03-01: 400,000 more; A now counts the 600,000 vested since
+    again = settled + [L.e("CamdenWarrantsVested", "2003-03-01", holder=L.CAMDEN,
+                           warrants=400_000)]
+    a2, c2 = a + c1, Decimal(400_000)
+    p2 = (p1 * (a2 + c2 * Decimal("1.37") / p1) / (a2 + c2)).quantize(
+        Decimal("0.0001"), ROUND_HALF_UP)
+    owed2 = int(Decimal(3_000_000) / p2) - 1_000_000
+    [o] = _letter(again)
+    # what is still owed arose on 2003-03-01, when the shares earned passed those issued
+    assert (o["state"], o["due"], o["since"], o["shares"]) == (
+        "due", "2003-03-01", "2003-03-01", owed2 - owed1)

@@ -5,12 +5,15 @@ Letter ¶3: if a Warrantholder exercised or converted before the cutoff and Camd
 Warrants "become Vested Warrants after the date of the exercise", the Company "shall
 issue" the difference ``x - y``. The Letter sets no day by which to issue, so an earned
 true-up is ``due`` from the vesting that earned it until issued (never ``violated``).
+Shares earned after earlier ones were issued are due from the vesting that earned them,
+not from the first (a review of stop 19: 1,638 shares earned on 2003-09-30 and issued on
+10-15, 322 more earned on 2004-03-31, were shown due since 2003-09-30).
 """
 
 from __future__ import annotations
 
 from datetime import date
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from .lifecycle import Duty
 
@@ -18,16 +21,26 @@ CLAUSE = "Letter ¶3"
 ACT = {"WarrantsExercised": "exercise", "PreferredConverted": "conversion"}
 
 
+def event_dates(by_id: Mapping[str, Any]) -> Callable[[str], date | None]:
+    """``true_up_duties``'s ``date_of`` from a deal's events by id (``Timeline.by_id``)."""
+    def date_of(event: str) -> date | None:
+        found = by_id.get(event)
+        return found.date if found is not None else None
+    return date_of
+
+
 def _unvested(true_up: Mapping[str, Any]) -> int:
     return sum(row["unvested"] for row in true_up.get("camden", {}).values())
 
 
-def true_up_duties(true_up: Mapping[str, Any]) -> list[Duty]:
+def true_up_duties(true_up: Mapping[str, Any],
+                   date_of: Callable[[str], date | None] = lambda event: None) -> list[Duty]:
     """One obligation per exercise or conversion before the cutoff (Letter ¶3):
     ``upcoming`` while nothing is earned and Camden Warrants may still vest;
     ``discharged`` when nothing is earned and none can (all vested or cancelled);
-    ``due`` from the first vesting that earned shares while some are outstanding;
-    ``fulfilled`` by the TrueUpSharesIssued that settled it."""
+    ``due`` while some are outstanding, from the vesting at which the shares earned so far
+    first exceeded all those issued; ``fulfilled`` by the TrueUpSharesIssued that settled
+    it, since its day (``date_of``: an event id's date)."""
     unvested = _unvested(true_up)
     out = []
     seen: dict[str, int] = {}
@@ -62,10 +75,17 @@ def true_up_duties(true_up: Mapping[str, Any]) -> list[Duty]:
                        + ", ".join(v["date"] for v in earned_at)
                        + f"; issued {ex['issued']}")
         if ex["outstanding"] > 0:
-            out.append(Duty(due=first, state="due", since=first, shares=ex["outstanding"],
+            arose, total = first, 0
+            for v in ex["vestings"]:
+                total += v["increment"]
+                if total > ex["issued"]:
+                    arose = date.fromisoformat(v["date"])
+                    break
+            out.append(Duty(due=arose, state="due", since=arose, shares=ex["outstanding"],
                             explanation=explanation, **common))
         else:
-            out.append(Duty(due=first, state="fulfilled", since=None, shares=ex["owed"],
+            settled = date_of(issues[-1]) if issues else None
+            out.append(Duty(due=first, state="fulfilled", since=settled, shares=ex["owed"],
                             by=f"{ex['issued']} true-up shares issued",
                             by_event=issues[-1] if issues else None,
                             explanation=explanation, **common))

@@ -201,12 +201,13 @@ def build(timeline: Timeline, interpretations: Mapping[str, str]) -> dict:
         "problems": list(h.problems),
         "camden_not_deferred": list(h.not_deferred),
     }}
-    return {**part, "obligations": _obligations(part["true_up"], interpretations)}
+    return {**part, "obligations": _obligations(part["true_up"], interpretations, timeline)}
 
 
-def _obligations(true_up: dict, interpretations: Mapping[str, str]) -> list[dict]:
+def _obligations(true_up: dict, interpretations: Mapping[str, str],
+                 timeline: Timeline) -> list[dict]:
     """Issue 16: the true-ups with their lifecycle (``projections.obligations.letter``)."""
     from projections.obligations import duties_json
-    from projections.obligations.letter import true_up_duties
+    from projections.obligations.letter import event_dates, true_up_duties
 
-    return duties_json(true_up_duties(true_up), interpretations)
+    return duties_json(true_up_duties(true_up, event_dates(timeline.by_id)), interpretations)
