@@ -74,12 +74,29 @@ def business_days_before(calendar: Any, day: date, n: int) -> date:
     return day
 
 
+def _vevent(d: Any, deal: str, stamp: datetime, sequence: int, status: str, state: str,
+            description: str) -> Any:
+    """One obligation's VEVENT, without alarms."""
+    from icalendar import Event as VEvent
+
+    v = VEvent()
+    v.add("uid", f"{d.key}@{deal}.deal-ledger")
+    v.add("dtstamp", stamp)
+    v.add("dtstart", d.due)
+    v.add("dtend", d.due + timedelta(days=1))
+    v.add("summary", f"{deal}: {d.obligation}")
+    v.add("sequence", sequence)
+    v.add("status", status)
+    v.add("categories", [d.kind, state])
+    v.add("description", description)
+    return v
+
+
 def feed(histories: Mapping[str, list[Event]], *, as_of: date,
          known_at: datetime | None = None, interpretations: Mapping[str, str] | None = None,
          remind: Iterable[int] = ()) -> bytes:
     """The calendar of the deals in ``histories`` (pure: no store, no clock)."""
     from icalendar import Alarm, Calendar
-    from icalendar import Event as VEvent
 
     from projections.obligations.outlook import outlook
     from projections.timeline import retracted_ids
@@ -101,32 +118,17 @@ def feed(histories: Mapping[str, list[Event]], *, as_of: date,
         now = {d.key for d in o.duties}
         for key in sorted(set(listed) - now):   # withdrawn by a correction
             d = listed[key]
-            v = VEvent()
-            v.add("uid", f"{d.key}@{deal}.deal-ledger")
-            v.add("dtstamp", stamp)
-            v.add("dtstart", d.due)
-            v.add("dtend", d.due + timedelta(days=1))
-            v.add("summary", f"{deal}: {d.obligation}")
-            v.add("sequence", sequence.get(key, 0) + 1)
-            v.add("status", "CANCELLED")
-            v.add("categories", [d.kind, "withdrawn"])
-            v.add("description", f"{d.clause} — withdrawn: a correction recorded since "
-                                 "removed what called for it.")
-            cal.add_component(v)
+            cal.add_component(_vevent(
+                d, deal, stamp, sequence.get(key, 0) + 1, "CANCELLED", "withdrawn",
+                f"{d.clause} — withdrawn: a correction recorded since removed what called "
+                "for it."))
         for d in o.duties:
             if d.due is None:
                 continue
-            v = VEvent()
-            v.add("uid", f"{d.key}@{deal}.deal-ledger")
-            v.add("dtstamp", stamp)
-            v.add("dtstart", d.due)
-            v.add("dtend", d.due + timedelta(days=1))
-            v.add("summary", f"{deal}: {d.obligation}")
-            v.add("sequence", sequence.get(d.key, 0))
-            v.add("status", "CANCELLED" if d.state in CANCELLED_STATES else "CONFIRMED")
-            v.add("categories", [d.kind, d.state])
             by = f" ({d.by})" if d.by else ""
-            v.add("description", f"{d.clause} — {d.state}{by}. {d.explanation}".strip())
+            v = _vevent(d, deal, stamp, sequence.get(d.key, 0),
+                        "CANCELLED" if d.state in CANCELLED_STATES else "CONFIRMED", d.state,
+                        f"{d.clause} — {d.state}{by}. {d.explanation}".strip())
             for n in remind:
                 a = Alarm()
                 a.add("action", "DISPLAY")
