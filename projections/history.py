@@ -7,8 +7,8 @@ recorded at that moment. It is pure: the events are given, nothing reads the clo
 
 Cost: a report is only recomputed at a moment that changes what the report reads: the
 live events (known, not retracted) dated on or before ``as_of``, plus those that count
-whatever their date (``UNDATED``: the ``DealOpened``, and the calendar's overrides, SPEC
-§2). A moment that records only other events dated after ``as_of`` cannot change any
+whatever their date (``timeline.READ_ANY_DATE``: the ``DealOpened``, and the calendar's
+overrides, SPEC §2). A moment that records only other events dated after ``as_of`` cannot change any
 figure and is skipped; same-timestamp events are one moment. So a few thousand events recorded in a
 few hundred batches cost a few hundred reports, each over the events known by then.
 """
@@ -24,14 +24,7 @@ from ledger.stored import Event, format_timestamp
 from .figures import ABSENT, FigureError, locate, parse_path, strip_basis
 from .interpretations import resolve
 from .report import report
-from .timeline import retracted_ids
-
-
-#: what a report reads whatever the event's date (``projections.timeline``): the deal's
-#: opening, and a declared closure or opening, which is a fact about its ``day`` (a review
-#: of stop 19: an override of 07-16 recorded on 08-05 moved a Trustee notice from met to
-#: missed as of 07-31 in ``report``, and ``history`` skipped that moment)
-UNDATED = frozenset(("DealOpened", "CalendarDayDeclared"))
+from .timeline import READ_ANY_DATE, retracted_ids
 
 
 def moments(events: Iterable[Event]) -> list[tuple[datetime, list[Event]]]:
@@ -76,10 +69,10 @@ def history(events: Sequence[Event], figure: str, *, as_of: date,
             retracted = retracted_ids(known)
             now = frozenset(e.id for e in known if e.type != "EventRetracted"
                             and e.id not in retracted
-                            and (e.date <= as_of or e.type in UNDATED))
+                            and (e.date <= as_of or e.type in READ_ANY_DATE))
         else:
             now = (reads or frozenset()) | {e.id for e in batch if e.date <= as_of
-                                            or e.type in UNDATED}
+                                            or e.type in READ_ANY_DATE}
         if reads is not None and now == reads:
             continue
         reads = now

@@ -59,6 +59,14 @@ class Timeline:
         return out
 
 
+#: The event types a timeline reads whatever their date (``build_timeline``; ``as_of``
+#: filters every other): the deal's opening, the calendar's overrides (SPEC §2: a closure
+#: is a fact about its ``day``, not the day it was declared) and retractions. What decides
+#: whether a new event can change a report as of a day (``history``, ``views``): a review
+#: of stop 19 found both skipping a closure recorded, and dated, after ``as_of``.
+READ_ANY_DATE = frozenset(("DealOpened", "CalendarDayDeclared", "EventRetracted"))
+
+
 _PARSED: dict[tuple[Callable[..., Any], str], Any] = {}
 
 

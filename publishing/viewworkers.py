@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 from ledger.collector import paused
 from ledger.errors import LedgerError, StoreError
 from ledger.jsontext import compact
+from projections.timeline import READ_ANY_DATE
 
 from . import dealstate, written
 from .viewtables import (DEAL_TABLES, DEALS, REPORT_SECTIONS, deal_row, sql_rows,
@@ -32,9 +33,10 @@ _RECORD_FIELDS = frozenset(("seq", "id", "deal", "type", "date", "data", "source
 def counts_as_of(record: Mapping[str, Any], as_of: str) -> bool:
     """Whether a new event can change its deal's report as of ``as_of`` (everything
     known): the timeline (``projections.timeline.build_timeline``) keeps only the events
-    dated on or before ``as_of``, and retractions of any date. A deal touched only by
+    dated on or before ``as_of``, and those it reads whatever their date
+    (``READ_ANY_DATE``: a retraction, a calendar override). A deal touched only by other
     later-dated events keeps its schedules; only its counts in ``deals`` move."""
-    return record["date"] <= as_of or record["type"] == "EventRetracted"
+    return record["date"] <= as_of or record["type"] in READ_ANY_DATE
 
 
 # One page of the log, decoded: (events rows, deals made dirty, {deal: [events dated
@@ -64,7 +66,7 @@ def decode_page(found: Sequence[tuple[int, Mapping[str, Any]]], as_of: str) -> P
                          dumps(r["data"]), r.get("source"), r.get("key"), r.get("v"),
                          r["recorded_at"], r["recorded_by"], r["prev_hash"], r["hash"],
                          extra_text, 0))
-            if r["date"] <= as_of or r["type"] == "EventRetracted":   # counts_as_of
+            if r["date"] <= as_of or r["type"] in READ_ANY_DATE:   # counts_as_of
                 dirty[r["deal"]] = None
             else:
                 tally = later.setdefault(r["deal"], [0, 0])
