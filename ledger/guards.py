@@ -387,7 +387,7 @@ def _check_period_end(state: dict[str, Any], new: list[tuple[str, Entry]],
 SHELF_SALE_RULE = "RRA §1 Transfer Restricted Securities (A)"
 
 
-def _check_shelf_sales(state: dict[str, Any], new: list[tuple[str, Entry]],
+def _check_shelf_sales(state: dict[str, Any], sales: Sequence[Entry],
                        retracted: dict[str, Any], new_id: str | None,
                        later_shelf: Sequence[Entry] = ()) -> None:
     """RRA §1 Transfer Restricted Securities (A): a Note stops being one when it "has
@@ -395,22 +395,16 @@ def _check_shelf_sales(state: dict[str, Any], new: list[tuple[str, Entry]],
     with the Shelf Registration Statement": no sale is under the shelf before the shelf
     is effective. A review (stop 19) recorded one two months before the effective date:
     accepted, it ended the buyer's TRS status and with it $6,666.67 of Additional
-    Interest. ``later_shelf``: the shelf entries of the batch's later lines (a
+    Interest. ``sales``: the ``positions`` entries to judge (an append's own; every one
+    when a retraction could move the effective date later; a new ShelfEffective can only
+    move it earlier). ``later_shelf``: the shelf entries of the batch's later lines (a
     ShelfEffective recorded after the sale in one batch, dated before it)."""
-    timelines = state["timelines"]
-
-    def live(name: str) -> list[Entry]:
-        found = timelines.get(name, {}).get("entries", [])
-        return [e for e in found if e[2] not in retracted] + [e for n, e in new if n == name]
-
-    sales = sorted((e for e in live("positions") if e[3] == "NotesTransferred" and e[4][3]),
-                   key=lambda e: (e[0], e[1]))
-    if not sales:
-        return
-    effective = min((e[0] for e in [*live("shelf"), *later_shelf] if e[3] == "ShelfEffective"),
-                    default=None)
-    for e in sales:
-        if effective is not None and e[0] >= effective:
+    shelf = state["timelines"].get("shelf", {}).get("entries", [])
+    effective = min((e[0] for e in [*shelf, *later_shelf]
+                     if e[3] == "ShelfEffective" and e[2] not in retracted), default=None)
+    for e in sorted(sales, key=lambda e: (e[0], e[1])):
+        if e[3] != "NotesTransferred" or not e[4][3] or e[2] in retracted or (
+                effective is not None and e[0] >= effective):
             continue
         when = ("the shelf is not effective" if effective is None
                 else f"the shelf became effective only on {effective}")
@@ -535,15 +529,16 @@ def check(state: dict[str, Any], record: dict[str, Any], batch: Batch | None = N
             raise
     if t in POSITION_TYPES or t in ("SuspensionStarted", "ShelfEffective"):
         _check_period_end(state, found, state["retracted"], record["id"])
-    if t in ("NotesTransferred", "ShelfEffective"):
+    if t == "NotesTransferred":
+        sale = [e for name, e in found if name == "positions"]
         try:
-            _check_shelf_sales(state, found, state["retracted"], record["id"])
+            _check_shelf_sales(state, sale, state["retracted"], record["id"])
         except RuleViolation:
             if batch is None:
                 raise
             # a ShelfEffective later in the batch, dated before the sale, may cure it
             # (asked only now: the one pass holds no later lines, ``bulk.unsure``)
-            _check_shelf_sales(state, found, state["retracted"], record["id"],
+            _check_shelf_sales(state, sale, state["retracted"], record["id"],
                                batch.later(index, deal, "shelf"))
     return found
 
@@ -644,7 +639,8 @@ def _check_retraction(state: dict[str, Any], record: dict[str, Any],
     if {"positions", "shelf"} & set(touched):
         try:
             _check_period_end(state, [], retracted, None)
-            _check_shelf_sales(state, [], retracted, None)
+            _check_shelf_sales(state, state["timelines"].get("positions", {}).get(
+                "entries", []), retracted, None)
         except RuleViolation as err:
             raise RuleViolation(f"retracting {target_id} would leave the deal breaking a "
                                 f"rule: {err.message}; retract the dependent event first",
