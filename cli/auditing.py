@@ -44,20 +44,18 @@ def verify(expect: str | None, pack: str | None, against: bool, db: str) -> None
     if against and not pack:
         raise UsageError("holds a pack against the ledger: give the pack with --pack DIR",
                          field="--against-ledger")
-    if pack and against:
+    altered: list[str] = []
+    if pack:
         from publishing.pack import verify_pack
-        from publishing.pack_ledger import verify_against_ledger
 
         verdict = verify_pack(pack)   # a pack at fault is named before the ledger is read
-        if verdict.ok:
+        if against and verdict.ok:
+            from publishing.pack_ledger import verify_against_ledger
+
             with open_ledger(db) as ledger:
                 with progress("verifying", total=ledger.max_position(), unit="rows") as advance:
                     verdict = verify_against_ledger(pack, ledger, verdict,
                                                     on_progress=advance)
-    elif pack:
-        from publishing.pack import verify_pack
-
-        verdict = verify_pack(pack)
     else:
         from ledger import dealcache
         from ledger.chain import verify as verify_chain
@@ -65,16 +63,12 @@ def verify(expect: str | None, pack: str | None, against: bool, db: str) -> None
         with open_ledger(db) as ledger:
             with progress("verifying", total=ledger.max_position(), unit="rows") as advance:
                 verdict = verify_chain(ledger, expect, on_progress=advance)
-            # what reports read beside the store: each deal's cache file (ledger.dealcache)
-            directory = dealcache.cache_dir()
-            altered = ([] if directory is None or ledger.is_postgres
-                       else dealcache.check(directory, ledger))
-        click.echo(verdict.line(), err=not verdict.ok)
-        for line in altered:
-            click.echo(line, err=True)
-        raise SystemExit(0 if verdict.ok and not altered else 1)
+            # what reports read beside the store: each deal's cache file
+            altered = dealcache.check(dealcache.cache_dir(), ledger)
     click.echo(verdict.line(), err=not verdict.ok)
-    raise SystemExit(0 if verdict.ok else 1)
+    for line in altered:
+        click.echo(line, err=True)
+    raise SystemExit(0 if verdict.ok and not altered else 1)
 
 
 @cli.command()

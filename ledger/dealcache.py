@@ -61,21 +61,29 @@ def cache_path(directory: str, ledger: str, stream: str) -> str:
     return os.path.join(directory, key, f"{stream}.json")
 
 
+def _read(path: str) -> tuple[dict[str, Any], list[tuple[str, ...]], Any] | None:
+    """The file's first line, its shapes and its rows as JSON gives them; ``None`` if it
+    is not a cache file of this format."""
+    with open(path, "rb") as f:
+        head, sep, body = f.read().partition(b"\n")
+    meta = json.loads(head)
+    if not sep or type(meta) is not dict or meta.get("format") != FORMAT:
+        return None
+    return meta, [tuple(shape) for shape in meta["shapes"]], json.loads(body)
+
+
 def load(path: str, version: int, last_hash: str
          ) -> tuple[list[tuple[str, ...]], list[list[Any]]] | None:
     """The shapes and rows of the file at ``path`` (see the layout above) if it holds the
     stream up to ``version``, ending with the record whose hash is ``last_hash``; else
     ``None``."""
     try:
-        with open(path, "rb") as f:
-            text = f.read()
-        head, sep, body = text.partition(b"\n")
-        meta = json.loads(head)
-        if (not sep or type(meta) is not dict or meta.get("format") != FORMAT
-                or meta.get("version") != version or meta.get("last_hash") != last_hash):
+        found = _read(path)
+        if found is None:
             return None
-        shapes = [tuple(shape) for shape in meta["shapes"]]
-        rows = json.loads(body)
+        meta, shapes, rows = found
+        if meta.get("version") != version or meta.get("last_hash") != last_hash:
+            return None
         if type(rows) is not list or len(rows) != version:
             return None
         last = rows[-1]
@@ -139,14 +147,12 @@ def records(path: str) -> tuple[int, str, list[dict[str, Any]]] | None:
     """The stream version and last hash the file at ``path`` says it holds, and the
     records it holds, links filled in; ``None`` if it does not read as a cache file."""
     try:
-        with open(path, "rb") as f:
-            head, sep, body = f.read().partition(b"\n")
-        meta = json.loads(head)
-        if not sep or type(meta) is not dict or meta.get("format") != FORMAT:
+        found = _read(path)
+        if found is None:
             return None
-        shapes = [tuple(shape) for shape in meta["shapes"]]
+        meta, shapes, rows = found
         out, before = [], None
-        for row in json.loads(body):
+        for row in rows:
             record = dict(zip(shapes[row[0]], row[1:], strict=True))
             for link in LINKS:
                 if record.get(link) == 0:
@@ -158,9 +164,9 @@ def records(path: str) -> tuple[int, str, list[dict[str, Any]]] | None:
         return None
 
 
-def check(directory: str, ledger: Any) -> list[str]:
-    """Every cache file of ``ledger`` (a ``Ledger`` on SQLite) under ``directory`` held
-    against the store. A file a report would read (it says it ends at a version of its
+def check(directory: str | None, ledger: Any) -> list[str]:
+    """Every cache file of ``ledger`` under ``directory`` (none: the cache is off, or the
+    ledger is on PostgreSQL, which reads no cache file) held against the store. A file a report would read (it says it ends at a version of its
     deal's stream whose record has the hash it names: ``load``) must hold exactly the
     stream's records up to there; one that does not was altered, and is removed and
     named in the list returned. A file a report would not read (written for another
@@ -168,6 +174,8 @@ def check(directory: str, ledger: Any) -> list[str]:
     the next report writes it again."""
     import uuid
 
+    if directory is None or ledger.is_postgres:
+        return []
     folder = os.path.dirname(cache_path(directory, os.path.realpath(ledger.url), "x"))
     try:
         names = sorted(n for n in os.listdir(folder) if n.endswith(".json")
@@ -188,8 +196,9 @@ def check(directory: str, ledger: Any) -> list[str]:
         version, last_hash, held = found
         readable = (type(version) is int and 0 < version <= len(stored)
                     and stored[version - 1].get("hash") == last_hash)
-        at = next((i for i, (a, b) in enumerate(zip(held, stored)) if a != b),
-                  None if len(held) == version else min(len(held), len(stored)))
+        at = next((i for i, (a, b) in enumerate(zip(held, stored)) if a != b), None)
+        if at is None and len(held) != version:   # rows missing or added after the last
+            at = min(len(held), len(stored))
         if at is None:
             continue
         if not readable:

@@ -5,7 +5,7 @@ obligation of each deal, with the ``icalendar`` package.
   the ordinal of its trigger (``projections.obligations``), never an event id, so a
   correction that moves a date updates the same event in a calendar program.
 * ``SEQUENCE``: how many times the obligation's due day changed, as known at each
-  recording moment of the deal's log (``due_changes``): a retraction and its
+  recording moment of the deal's log (``_replay``): a retraction and its
   replacement that move a deadline raise it by one; nothing else does.
 * ``STATUS:CANCELLED`` when the obligation is discharged or excused, else ``CONFIRMED``.
 * An obligation that was listed at an earlier recording moment and is no longer (a
@@ -31,18 +31,12 @@ PRODID = "-//deal-ledger//obligations//EN"
 CANCELLED_STATES = ("discharged", "excused")
 
 
-def due_changes(events: Sequence[Event], *, as_of: date, known_at: datetime | None,
-                interpretations: Mapping[str, str] | None) -> dict[str, int]:
-    """Per obligation key: how many times its due day changed, replaying the deal as
-    known at each distinct recorded_at (up to ``known_at``)."""
-    return _replay(events, as_of=as_of, known_at=known_at,
-                   interpretations=interpretations)[0]
-
-
 def _replay(events: Sequence[Event], *, as_of: date, known_at: datetime | None,
             interpretations: Mapping[str, str] | None
             ) -> tuple[dict[str, int], dict[str, Any]]:
-    """``due_changes``, and the last dated duty listed under each key at any moment."""
+    """Replaying the deal as known at each distinct recorded_at (up to ``known_at``): per
+    obligation key, how many times its due day changed, and the last dated duty listed
+    under it at any moment."""
     from projections.obligations.outlook import outlook
 
     moments = sorted({e.recorded_at for e in events

@@ -27,10 +27,10 @@ AMENDMENT_TRIGGERS = {"post_effective": "a post-effective amendment was filed",
                       "supplement": "a Prospectus supplement was filed"}
 #: RRA §4(b)(iii)(A): a disability cured by filing a supplement or an effective
 #: post-effective amendment (``ShelfUsable.cure``) is such a filing too
-CURE_TRIGGERS = {"prospectus_supplement": "a Prospectus supplement was filed",
-                 "post_effective_amendment": "a post-effective amendment was filed and "
-                                             "became effective"}
-CURE_KINDS = {"prospectus_supplement": "supplement", "post_effective_amendment": "post_effective"}
+#: (the ``AmendmentFiled.kind`` of the same filing, the advice's words)
+CURE_TRIGGERS = {"prospectus_supplement": ("supplement", "a Prospectus supplement was filed"),
+                 "post_effective_amendment": ("post_effective", "a post-effective amendment "
+                                              "was filed and became effective")}
 #: RRA §4(b)(iii)(C) the stop order; (D) a fact that makes a statement of a material fact
 #: in the Shelf Registration Statement or the Prospectus untrue, during the Effectiveness
 #: Period (``ShelfUnusable.reason``)
@@ -157,8 +157,9 @@ def advise_holders(events: Sequence[Event], terms: RegistrationTerms,
             what = UNUSABLE_TRIGGERS.get(e.data["reason"])
             if e.data["reason"] != "stop_order" and not in_period(e.date):
                 what = None
-        if e.type == "ShelfUsable" and (e.date, CURE_KINDS.get(e.data["cure"])) not in filed:
-            what = CURE_TRIGGERS.get(e.data["cure"])
+        if e.type == "ShelfUsable" and e.data["cure"] in CURE_TRIGGERS:
+            kind, words = CURE_TRIGGERS[e.data["cure"]]
+            what = None if (e.date, kind) in filed else words
         if what is None:
             continue
         due = calendar.add_business_days(e.date, n)
