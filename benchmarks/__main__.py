@@ -200,7 +200,8 @@ class PrepareFailed(Exception):
 def fingerprint() -> str:
     """The cache key part that changes when the generator or the store changes."""
     h = hashlib.sha256()
-    for rel in ("benchmarks/data.py", "ledger/store.py", "ledger/chainhead.py",
+    for rel in ("benchmarks/data.py", "ledger/store/writing.py", "ledger/store/canonical.py",
+                "ledger/store/staging.py", "ledger/store/chainhead.py",
                 "ledger/guards.py", "ledger/events.py", "ledger/terms.py", "ledger/values.py"):
         path = ROOT / rel
         h.update(path.read_bytes() if path.exists() else rel.encode())

@@ -53,7 +53,7 @@ def env_for(url: str) -> dict[str, str]:
                 "POSTGRES_PORT": str(parts.port or 5432),
                 "POSTGRES_USER": unquote(parts.username or "postgres"),
                 "POSTGRES_PASSWORD": unquote(parts.password or ""),
-                # the insert path the ledger's store uses (ledger/store.py): the
+                # the insert path the ledger's store uses (ledger/store/writing.py): the
                 # library's default, one INSERT inside a psycopg pipeline, hangs in
                 # Pipeline.sync() once a batch's parameters pass ~10 MB (psycopg 3.3)
                 "POSTGRES_ENABLE_DB_FUNCTIONS": "y",

@@ -215,7 +215,7 @@ def anchor_sqlite_select(p: dict[str, Any]) -> list[Row]:
 def case_append(p: dict[str, Any]) -> list[Row]:
     """What ``deal-ledger append FILE`` does after reading the file: parse and check the
     JSONL batch and append it in one atomic call (``Ledger.append_lines``, which a batch
-    this large takes in one pass on two processes, ``ledger.bulk``)."""
+    this large takes in one pass on two processes, ``ledger.store.bulk``)."""
     from ledger.store import Ledger
 
     raw = data.jsonl(data.interleaved(p["deals"], p["per_deal"]))
@@ -281,7 +281,7 @@ def _warm_report(url: str, deal: str, reps: int) -> tuple[float, float, int]:
 def _stream_anchor(url: str, deal: str) -> dict[str, Any]:
     """The library's own read-and-decode of the deal's aggregate (every event)."""
     from . import anchors
-    from ledger.store import deal_id
+    from ledger.store.canonical import deal_id
 
     app = anchors.app_for(url, "Ledger")
     try:
@@ -313,10 +313,10 @@ def case_report_cold(p: dict[str, Any]) -> list[Row]:
     """``deal-ledger report DEAL --json`` in a fresh process each time (imports, store
     read, projection, output), median of ``reps``, after one run that leaves the
     bytecode caches written (as any installed deal-ledger has them) and the deal's
-    cache file (``ledger.dealcache``: the timed runs read the deal through it, after
+    cache file (``ledger.store.dealcache``: the timed runs read the deal through it, after
     checking the stream's last version and hash in the store); anchor: a fresh
     process that imports the library and reads and decodes the deal's events with it."""
-    from ledger.store import deal_id
+    from ledger.store.canonical import deal_id
 
     def anchor() -> tuple[float, float]:
         start = time.perf_counter()

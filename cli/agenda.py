@@ -144,8 +144,8 @@ def _renderer(as_json: bool, as_csv: bool):
 
 def _json_line():
     """One item as ``json.dumps(item, separators=(",", ":"), ensure_ascii=False)`` writes
-    it, by the C encoder made once (``ledger.jsontext``: a third of the cost of a line)."""
-    from ledger.jsontext import compact
+    it, by the C encoder made once (``ledger.store.jsontext``: a third of the cost of a line)."""
+    from ledger.store.jsontext import compact
 
     return compact()
 

@@ -35,7 +35,7 @@ def verify(expect: str | None, pack: str | None, against: bool, db: str) -> None
     With --pack, check an auditor pack offline: exit 1 naming the file at fault; with
     --against-ledger too, against the ledger it came from."""
     if expect is not None:
-        from ledger.chain import witness
+        from ledger.store.chain import witness
 
         witness(expect)  # a UsageError naming --expect for anything else
         if pack:
@@ -57,8 +57,8 @@ def verify(expect: str | None, pack: str | None, against: bool, db: str) -> None
                     verdict = verify_against_ledger(pack, ledger, verdict,
                                                     on_progress=advance)
     else:
-        from ledger import dealcache
-        from ledger.chain import verify as verify_chain
+        from ledger.store import dealcache
+        from ledger.store.chain import verify as verify_chain
 
         with open_ledger(db) as ledger:
             with progress("verifying", total=ledger.max_position(), unit="rows") as advance:

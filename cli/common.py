@@ -48,7 +48,7 @@ def ledger_to_append(db: str) -> Iterator[Any]:
     """The ledger an append writes to, created if need be; a SQLite file this call created
     is removed again if nothing was appended to it (a refused first batch leaves no empty
     ledger behind: nothing written means nothing there)."""
-    from ledger.connection import is_postgres_url
+    from ledger.store.connection import is_postgres_url
 
     new = not is_postgres_url(db) and not os.path.exists(db)
     try:
@@ -140,7 +140,7 @@ def load_report(db: str, deal: str, as_of: str | None, known_at: str | None,
     day = reading.as_of_date(as_of, today())
     moment = reading.known_at_time(known_at)
     chosen = reading.interpretation_choices(interpret)
-    from ledger.dealcache import cache_dir
+    from ledger.store.dealcache import cache_dir
 
     with _one_deal_in_memory():
         with open_ledger(db) as ledger:

@@ -17,7 +17,7 @@ from .main import cli
 def demo(db: str | None) -> None:
     """Build an illustrative ledger (illustrative numbers, labelled as such) and show every
     view of both deals as of a fixed date, then verify the hash chain."""
-    from ledger.chain import verify
+    from ledger.store.chain import verify
     from publishing.demo import AS_OF, KNOWN_AT_EXAMPLE, RRA, build_demo, recording_batches
 
     from .reports import interpretation_defaults

@@ -90,10 +90,10 @@ def _check_types(types: tuple[str, ...]) -> None:
 
 def _check_deals(ledger: Any, deals: tuple[str, ...]) -> None:
     from ledger.errors import UsageError
-    from ledger.logread import deal_names
+    from ledger.store.logread import deal_names
     from ledger.suggest import did_you_mean
 
-    from ledger.logread import has_deal
+    from ledger.store.logread import has_deal
 
     known = None
     for d in deals:
@@ -131,7 +131,7 @@ def log(deals: tuple[str, ...], types: tuple[str, ...], since: str | None, until
         after_seq: int, limit: int | None, as_json: bool, as_csv: bool, db: str) -> None:
     """Show the log in seq order, one event per line as it is read (never held whole in
     memory); retracted events are marked, never hidden."""
-    from ledger.logread import LogFilter, Retractions, log_records
+    from ledger.store.logread import LogFilter, Retractions, log_records
 
     fmt = one_format(as_json, as_csv)
     where = LogFilter(after_seq=after_seq, deals=tuple(deals), types=tuple(types),
@@ -161,7 +161,7 @@ def log(deals: tuple[str, ...], types: tuple[str, ...], since: str | None, until
 
 
 def _print_lines(ledger: Any, where: Any, limit: int | None, retracted: Any) -> None:
-    from ledger.logread import log_records
+    from ledger.store.logread import log_records
 
     digits = max(3, len(str(ledger.head().seq)))
     width = _width()

@@ -72,7 +72,7 @@ def append(source: str, db: str, user: str | None) -> None:
     """Append a JSON Lines batch from SOURCE (a file, or - for standard input).
 
     All or nothing: the first bad line is named and nothing is written."""
-    from ledger import bulk
+    from ledger.store import bulk
     from ledger.errors import UsageError
 
     if source == "-":
@@ -99,7 +99,7 @@ def _append_large(raw: bytes, db: str, user: str | None):
     (``Ledger.append_lines``). The store is opened before the lines are read, so an
     error of the store, the lock or the operator is answered only once the lines are
     known to be good: a bad line is named first, as for any batch."""
-    from ledger import bulk
+    from ledger.store import bulk
     from ledger.errors import InvalidEvent, LedgerError, RuleViolation
     from ledger.jsonl import deal_guesses, read_batch, split_lines
 

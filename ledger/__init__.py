@@ -1,3 +1,4 @@
-"""What happened: the record. The event catalog and its values, deal terms, the business
-calendar and day counts, write-side guards, upcasting, the store, its hash chain, locks and
-connections. Imports nothing above it (``projections``, ``publishing``, ``cli``)."""
+"""What happened: the record's language. The event catalog and its values, deal terms, the
+business calendar and day counts, write-side guards, upcasting. How the record is kept
+(the store, its hash chain, locks and connections) is the package ``ledger.store``.
+Imports nothing above it (``projections``, ``publishing``, ``cli``)."""

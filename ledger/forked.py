@@ -1,6 +1,6 @@
 """A forked child process that works out one value and sends it back pickled through a
 pipe: how a large append uses the second core (``ledger.jsonl`` parses lines there,
-``ledger.staging`` checks deals there). The child never returns into the caller's code
+``ledger.store.staging`` checks deals there). The child never returns into the caller's code
 and never runs its exit handlers; anything that goes wrong in it only means no result,
 and the caller then does the child's share itself."""
 

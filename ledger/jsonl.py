@@ -105,7 +105,7 @@ def split_lines(raw: bytes) -> list[bytes]:
 
 # The text of the first "deal" field of a line, where it is a deal name: a guess made
 # without parsing (a "deal" field nested in ``data`` may come first), which
-# ``ledger.bulk`` uses only to share the lines out by deal and checks once each is parsed.
+# ``ledger.store.bulk`` uses only to share the lines out by deal and checks once each is parsed.
 _DEAL_FIELD = re.compile(rb'"deal"[ \t]*:[ \t]*"([A-Za-z0-9][A-Za-z0-9._-]{0,79})"')
 
 

@@ -91,7 +91,7 @@ def event_from_fields(event_type: str, deal: str, day: str, fields: Iterable[str
 def retraction(ledger, event_id: str, reason: str, day: str | None) -> NewEvent:
     """``EventRetracted`` for ``event_id``, in the target's deal, dated ``day`` or the
     target's own date."""
-    from .logread import find_event
+    from .store.logread import find_event
 
     record = find_event(ledger, event_id)  # the whole id, or any unique prefix of it
     obj = {"type": "EventRetracted", "deal": record["deal"], "date": day or record["date"],

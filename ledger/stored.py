@@ -180,7 +180,7 @@ _ROW_FIELDS = ("id", "seq", "type", "deal", "date", "data", "source", "key", "re
 
 def events_of_rows(shapes: list[tuple[str, ...]], rows: Iterable[list[Any]]) -> list[Event]:
     """``events_of`` of records given as rows ``[shape, value, ...]``: the record whose
-    keys are ``shapes[shape]``, in that order, with those values (``ledger.dealcache``
+    keys are ``shapes[shape]``, in that order, with those values (``ledger.store.dealcache``
     keeps a deal's records so), a ``prev_hash`` or ``deal_prev`` of ``0`` standing for
     the previous row's ``hash``; without building each record's dict. A record of an
     older schema version is built and upcast as ``events_of`` does. The rows' ``data``

@@ -57,7 +57,7 @@ def deal_record_lists(ledger: Any, deals: Iterable[str] | None = None
     """Every deal's stored records, read in one pass over the log (``deals``: only
     those): ``compute_entries(..., records=True)`` reads them as events where each deal
     is computed, in the worker processes when there are many."""
-    from ledger.logread import log_records
+    from ledger.store.logread import log_records
 
     wanted = set(deals) if deals else None
     out: dict[str, list[dict[str, Any]]] = {}
@@ -182,12 +182,12 @@ def _entries(histories: Mapping[Any, list[Any]], keys: list[Any],
     """``(deal, deal_entry)`` of each of ``keys`` of ``histories``, which hold each
     deal's ``given``: ``events`` (keyed by deal); ``records``, stored records (keyed by
     deal), made into events here; ``states``, a deal stream's undecoded rows
-    (``ledger.logread.deal_states``, keyed by anything), decoded here; ``texts``, the
+    (``ledger.store.logread.deal_states``, keyed by anything), decoded here; ``texts``, the
     JSON text of a deal's stored records (``publishing.agenda_cache``'s kept records,
     keyed by deal) or, for some, the records themselves, decoded here. With ``own``,
     records nobody reads afterwards (``ledger.stored.events_of`` types their data in
     place). With ``render``, each entry ``rendered``."""
-    from ledger.logread import records_of_states
+    from ledger.store.logread import records_of_states
     from ledger.stored import events_of
 
     def events(key: Any) -> tuple[str, list[Event]]:
@@ -327,8 +327,8 @@ def compute_entries(histories: Mapping[Any, list[Any]], options: Mapping[str, An
 
 def _range_entries(span: tuple[str, str | None]) -> list[tuple[str, Any]]:
     """In a worker: ``deal_entry`` of the deal streams whose ids are in ``span``, read
-    from the store here (``ledger.logread.states_in_range``)."""
-    from ledger.logread import states_in_range
+    from the store here (``ledger.store.logread.states_in_range``)."""
+    from ledger.store.logread import states_in_range
 
     split, options, render = _WORK  # type: ignore[misc]   # inherited by the fork
     states = dict(enumerate(states_in_range(split, *span)))
@@ -341,11 +341,11 @@ def every_deal_entries(ledger: Any, options: Mapping[str, Any],
     """``compute_entries`` of every deal of a ledger whose states are plain JSON (without
     the Letter deals' ``holds``, which only the cache reads): with more than one
     process, each reads its share of the deal streams itself, as of one moment
-    (``ledger.logread.stream_split``: the parent reads nothing else before sharing
+    (``ledger.store.logread.stream_split``: the parent reads nothing else before sharing
     out); else the rows are read undecoded here and decoded deal by deal. ``render``:
     each entry ``rendered``. ``helpers``: the other processes, forked already
     (``publishing.agenda_helpers``), stopped if not needed."""
-    from ledger.logread import close_reader, deal_states, split_spans, stream_split
+    from ledger.store.logread import close_reader, deal_states, split_spans, stream_split
 
     split = stream_split(ledger)
     workers = _pool_size(split.streams) if split is not None else 1
@@ -446,7 +446,7 @@ def _agenda(ledger: Any, deals: Iterable[str] | None, cache: str | None,
     if cache is not None:
         from .agenda_cache import cached_lines
 
-        per_deal = cached_lines(ledger, cache, options)
+        per_deal = cached_lines(ledger, cache, options, compute_entries, window_end)
         if render is not None:
             per_deal = {deal: rendered(entry, render) for deal, entry in per_deal.items()}
     elif deals is None and ledger.plain_json:

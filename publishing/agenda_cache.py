@@ -31,10 +31,13 @@ import json
 import os
 import tempfile
 from datetime import date
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 VERSION = 3  # 2: lines carry their due day; 3: keyed without the as-of day, records kept
 RECORDS_VERSION = 4  # of FILE.records; 4: each deal's records as one JSON text
+
+#: ``publishing.agenda.compute_entries``: each deal's lines from its records.
+Compute = Callable[..., dict[str, tuple[list[dict[str, Any]], date, Any]]]
 
 
 def _key(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -137,13 +140,14 @@ def _holds(entry: list, as_of: date) -> bool:
     return (lo is None or lo <= day) and (hi is None or day < hi)
 
 
-def cached_lines(ledger: Any, path: str, options: Mapping[str, Any]
+def cached_lines(ledger: Any, path: str, options: Mapping[str, Any], compute_entries: Compute,
+                 window_end: Callable[..., date]
                  ) -> dict[str, tuple[list[dict[str, Any]], date, Any]]:
-    """Each deal's agenda lines (``publishing.agenda.deal_entry``), from the cache where
-    fresh (module doc), computed where not; the cache file is brought up to date."""
+    """Each deal's agenda lines, from the cache where fresh (module doc), computed where
+    not; the cache file is brought up to date. The agenda hands in how it computes them
+    (``publishing.agenda.compute_entries``, ``window_end``): the cache keeps what the
+    agenda computes and imports none of it."""
     from ledger.errors import UsageError
-
-    from .agenda import compute_entries, window_end
 
     if not path.strip() or os.path.isdir(path):
         raise UsageError(f"give the cache file's path, not {path!r}", field="--cache")

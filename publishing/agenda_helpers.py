@@ -2,7 +2,7 @@
 than one core, the processes that will share the deals with this one are forked before
 the ledger is opened, not after. Each imports the engines and loads the Fed holiday
 tables while this process imports the store and opens the ledger, then waits for the
-moment of the log to read (``ledger.logread.StreamSplit``); this process imports the
+moment of the log to read (``ledger.store.logread.StreamSplit``); this process imports the
 engines afterwards, while the helpers already compute. Before, the second core idled
 through all of it (about a sixth of the command).
 
@@ -26,7 +26,7 @@ class Helpers:
 
     def __init__(self, workers: int, day: date, options: dict[str, Any], render: Any):
         from ledger.forked import Child
-        from ledger.logread import split_spans
+        from ledger.store.logread import split_spans
 
         from .agenda import parts
 

@@ -12,7 +12,7 @@ attaches the ledger file read-only and fills a scratch file with a chunk's rows
 from one field to the next), about 13 us of CPU an event with its checks and no Python
 object per row; the writer copies each chunk in (3 us an event). The rows are the same:
 a stored state is compact JSON written with the store's own settings
-(``ledger.jsontext.compact``: insertion order, ``ensure_ascii=False``), and
+(``ledger.store.jsontext.compact``: insertion order, ``ensure_ascii=False``), and
 ``json_extract`` of an object gives back its text as stored, so ``data`` is the exact
 text ``json.dumps`` of the decoded value gives (``tests/test_logcopy.py`` compares the
 files the two paths write, on random texts).

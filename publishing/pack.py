@@ -57,7 +57,8 @@ from datetime import date, datetime
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from ledger.errors import LedgerBusy, LedgerError, StoreError, UsageError
-from ledger.store import GENESIS, record_hash
+from ledger.store.chainhead import GENESIS
+from ledger.store.canonical import record_hash
 
 FORMAT = "deal-ledger auditor pack 1"
 MANIFEST = "manifest.json"
@@ -307,7 +308,7 @@ def _verified_head(ledger: Any, on_progress: Callable[[int], None] | None = None
     deal's stream (what the pack reads) is exactly its part of the chain: a pack is
     never made from a ledger that does not verify. A writer appending meanwhile moves
     the head on; the check is then made again (three times at most)."""
-    from ledger.chain import verify
+    from ledger.store.chain import verify
 
     for attempt in range(3):
         verdict = verify(ledger, on_progress=on_progress if attempt == 0 else None)

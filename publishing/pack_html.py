@@ -14,13 +14,12 @@ timeline's labels are visible text, ``pack_timeline``).
 
 from __future__ import annotations
 
-import re
 from datetime import date
-from decimal import Decimal, InvalidOperation
 from html import escape
 from typing import Any, Mapping, Sequence
 
 from . import pack_timeline
+from .pack_cells import keep_dates_whole, kv, readable, short, table
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px;
@@ -90,148 +89,12 @@ def render(report: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
     return "\n".join(parts)
 
 
-# --------------------------------------------------------------------------- tables
-
-# Column names in words (a report key that is not here is shown with spaces for "_").
-HEADERS = {
-    "default_date": "default date", "accrual_from": "accrues from",
-    "accrual_until": "accrues to (exclusive)", "cured_on": "cured on",
-    "stopped_by": "stopped by", "last_permitted_day": "last permitted day",
-    "material_transaction": "material transaction", "payment_date": "payment date",
-    "paid_on": "pays on", "record_date": "record date", "period_start": "period from",
-    "period_end": "period to (exclusive)", "met_on": "met on", "late_on": "done late on",
-    "over_issued": "over-issued", "shares_issued": "shares issued",
-    "price_at_exercise": "price at exercise", "exercised_fraction": "exercised",
-    "deferred_price_if_all_vest": "price if every Camden Warrant vested",
-    "deferred_shares_if_all_vest": "shares if every Camden Warrant vested",
-    "total": "outstanding", "share": "share consenting", "majority": "majority",
-    "period_start_": "period start", "first_day": "first day", "last_day": "last day",
-    "window": "window (days)", "events": "events",
-}
-MONEY = {"amount", "paid", "consenting", "total", "accrued"}
-COUNTS = {"owed", "issued", "outstanding", "over_issued", "shares_issued", "entitled",
-          "shares", "warrants", "vested", "deferred_shares_if_all_vest", "days", "limit",
-          "window", "episode"}
-PERCENTS = {"share", "fraction", "exercised_fraction"}
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-
-
-def money(value: Any) -> str:
-    """``"56999987.2"`` → ``56,999,987.20``."""
-    try:
-        return f"{Decimal(str(value)):,.2f}"
-    except (InvalidOperation, ValueError):
-        return str(value)
-
-
-def count(value: Any) -> str:
-    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) \
-        else str(value)
-
-
-def percent(value: Any) -> str:
-    """A fraction as a percentage: ``"0.791667"`` → ``79.17%``, ``"1"`` → ``100%``."""
-    try:
-        q = (Decimal(str(value)) * 100).quantize(Decimal("0.01"))
-    except (InvalidOperation, ValueError):
-        return str(value)
-    text = f"{q:f}"
-    return (text.rstrip("0").rstrip(".") if "." in text else text) + "%"
-
-
-def header(key: str) -> str:
-    return HEADERS.get(key, key.replace("_", " "))
-
-
-def readable(value: Any, key: str = "") -> str:
-    """Any value of a report or an event as plain text (never a Python repr)."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, (list, tuple)):
-        return ", ".join(readable(v) for v in value)
-    if isinstance(value, Mapping):
-        return "; ".join(f"{k.replace('_', ' ')}: {readable(v, k)}" for k, v in value.items())
-    if key in MONEY or key.startswith(("principal", "amount")):
-        return money(value)
-    if key in PERCENTS:
-        return percent(value)
-    if isinstance(value, int):
-        return count(value)
-    return str(value)
-
-
-def _cell(value: Any, key: str) -> tuple[str, str]:
-    """The cell's HTML and its class (``n`` numbers, ``d`` dates: never wrapped)."""
-    if value is None:
-        return "", ""
-    if key == "events" and isinstance(value, (list, tuple)):
-        return " ".join(_short(v) for v in value), "ids"   # wraps between ids only
-    text = readable(value, key)
-    if key in ("status", "kind"):        # nothing_owed -> nothing owed
-        text = text.replace("_", " ")
-    if key == "type":                    # WarrantsExercised -> Warrants Exercised (wraps)
-        text = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text)
-    if key == "clause":                  # RRA §2(a)(iii)(x) is one reference; a list
-        return ", ".join(f'<span class="nw">{escape(part)}</span>'     # wraps between them
-                         for part in text.split(", ")), "ref"
-    if key in MONEY or key in COUNTS or key in PERCENTS:
-        return escape(text), "n"
-    if _DATE.fullmatch(text):
-        return escape(text), "d"
-    return keep_dates_whole(escape(text)), ""
-
-
-def keep_dates_whole(html: str) -> str:
-    """Escaped text with each date in it kept on one line: a browser may break a line
-    at a hyphen, which cut ``(default date 2005-04-14)`` into ``2005-04-`` / ``14``."""
-    return _DATE.sub(lambda m: f'<span class="nw">{m.group(0)}</span>', html)
-
-
-def _short(event_id: Any) -> str:
-    text = str(event_id)
-    return f'<code title="{escape(text)}">{escape(text[:8])}</code>'
-
-
-def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str],
-          empty: str = "none", headers: Mapping[str, str] | None = None) -> str:
-    """A table of ``rows`` (report objects) in ``columns`` (their keys), named in words
-    and formatted by what each key holds."""
-    if not rows:
-        return f"<p><i>{escape(empty)}</i></p>"
-    names = {**HEADERS, **(headers or {})}
-    head = "".join(f"<th>{escape(names.get(c, header(c)))}</th>" for c in columns)
-    body = []
-    for row in rows:
-        cells = []
-        for c in columns:
-            html, cls = _cell(row.get(c), c)
-            if c == "status" and row.get(c):
-                cls = f"status-{escape(str(row.get(c)))}"
-            cells.append(f'<td class="{cls}">{html}</td>' if cls else f"<td>{html}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-
-
-def _kv(pairs: Sequence[tuple[str, Any, str]]) -> str:
-    """A two-column table: what, and its value formatted as ``key`` says."""
-    body = []
-    for what, value, key in pairs:
-        html, cls = _cell(value, key)
-        body.append(f"<tr><td>{escape(what)}</td>"
-                    + (f'<td class="{cls}">{html}</td>' if cls else f"<td>{html}</td>")
-                    + "</tr>")
-    return ("<table><thead><tr><th>item</th><th>value</th></tr></thead>"
-            f"<tbody>{''.join(body)}</tbody></table>")
-
-
 def _registration(report: Mapping[str, Any], rows: Mapping[str, Sequence[Mapping[str, Any]]]
                   ) -> list[str]:
     reg = report.get("registration") or {}
     ai = report.get("additional_interest") or {}
     s = report.get("suspensions") or {}
-    out = ["<h2>Registration</h2>", _kv([
+    out = ["<h2>Registration</h2>", kv([
         ("Filing Deadline (RRA §2(a)(i))", reg.get("filing_deadline"), ""),
         ("filed on", reg.get("filed_on"), ""),
         ("Effectiveness Target Date (RRA §2(a)(ii))", reg.get("effectiveness_deadline"), ""),
@@ -311,7 +174,7 @@ def _true_up(report: Mapping[str, Any], rows: Mapping[str, Sequence[Mapping[str,
            table(t.get("vestings") or [], ["date", "holder", "warrants", "vested"],
                  headers={"warrants": "warrants vesting", "vested": "vested in all"}),
            "<h2>Terms</h2>",
-           _kv([("formula", t.get("formula"), ""),
+           kv([("formula", t.get("formula"), ""),
                 ("true-up cutoff (Letter ¶3)", t.get("true_up_cutoff"), ""),
                 ("price decimals", t.get("price_decimals"), "")])]
     out.extend(_problems(list(report.get("problems") or []) + list(t.get("problems") or [])))
@@ -360,7 +223,7 @@ def _events(records: Sequence[Mapping[str, Any]], retracted: set[str]) -> list[s
                     f"<td class=\"d\">{escape(r['date'])}</td>"
                     f"<td>{escape(r['type'])}</td><td class=\"data\">"
                     f"{keep_dates_whole(escape(event_data(r)))}</td>"
-                    f"<td>{_short(r['id'])}</td>"
+                    f"<td>{short(r['id'])}</td>"
                     f"<td class=\"d\">{escape(r['recorded_at'][:19].replace('T', ' '))}</td>"
                     f"<td>{escape(str(r['recorded_by']))}</td>"
                     f"<td class=\"h nw\">{escape(r['hash'][:16])}&hellip;</td></tr>")

@@ -8,7 +8,7 @@ because whoever drops the tail can rebuild the rest of the pack around what is l
 review of stop 19 did: the stop order and every event after it left out, 10,763.88
 reported instead of 16,750.00, and ``verify --pack`` and ``verify --expect HEAD`` both
 passed). With the ledger at hand this does: the ledger's chain must verify up to the
-pack's head (``ledger.chain.verify`` with ``SEQ:HASH``), and the deal's events in the
+pack's head (``ledger.store.chain.verify`` with ``SEQ:HASH``), and the deal's events in the
 ledger up to that seq must be exactly the pack's, seq by seq and hash by hash.
 """
 
@@ -25,7 +25,7 @@ def verify_against_ledger(path: str, ledger: Any, offline: PackVerdict | None = 
                           on_progress: Callable[[int], None] | None = None) -> PackVerdict:
     """The pack checked offline (unless ``offline`` gives that verdict), then against
     ``ledger``; the first fault named."""
-    from ledger.chain import verify as verify_chain
+    from ledger.store.chain import verify as verify_chain
 
     offline = offline or verify_pack(path)
     if not offline.ok:

@@ -46,18 +46,18 @@ def obligations_section(report: Mapping[str, Any]) -> list[str]:
            f"<code>{CSV_NAME}</code>).</p>"]
     if not rows:
         return out + ["<p><i>none</i></p>"]
-    from .pack_html import _cell, header
+    from .pack_cells import cell, header
 
-    def cell(r: Mapping[str, Any], c: str) -> str:
+    def td(r: Mapping[str, Any], c: str) -> str:
         if r[c] in (None, ""):
             return "<td>&mdash;</td>"
-        html, cls = _cell(r[c], c)
+        html, cls = cell(r[c], c)
         if c == "state":
             cls = f"status-{escape(str(r[c]))}"
         return f'<td class="{cls}">{html}</td>' if cls else f"<td>{html}</td>"
 
     head = "".join(f"<th>{escape(header(c))}</th>" for c in SHOWN)
-    body = "".join("<tr>" + "".join(cell(r, c) for c in SHOWN) + "</tr>" for r in rows)
+    body = "".join("<tr>" + "".join(td(r, c) for c in SHOWN) + "</tr>" for r in rows)
     return out + [f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"]
 
 

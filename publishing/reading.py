@@ -84,7 +84,7 @@ def interpretation_choices(pairs: Iterable[str]) -> dict[str, str]:
 def deal_events(ledger: Any, deal: str, *, cache_dir: str | None = None) -> list[Event]:
     """Every stored event of ``deal`` (retracted ones included: the timeline drops them
     as known at the time asked); ``UsageError`` naming the known deals if there is none.
-    ``cache_dir``: read through the deal's cache file there (``ledger.dealcache``)."""
+    ``cache_dir``: read through the deal's cache file there (``ledger.store.dealcache``)."""
     events = (ledger.deal_events(deal) if cache_dir is None
               else ledger.deal_events(deal, cache_dir=cache_dir))
     if not events:

@@ -45,7 +45,7 @@ from eventsourcing.persistence import Tracking
 from eventsourcing.sqlite import SQLiteDatastore, SQLiteTrackingRecorder
 
 from ledger.errors import StoreError, UsageError
-from ledger.locks import FileLock
+from ledger.store.locks import FileLock
 
 from . import logcopy, viewworkers
 from .viewtables import (DEAL_TABLES, DEALS, DIRTY, EVENTS, FORMAT, LATE_INDEXES, META,

@@ -34,7 +34,7 @@ NAME_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"
 def scenarios_path(db: str) -> Path:
     """Where the scenarios of the ledger ``db`` are kept (module doc)."""
     if db.startswith(("postgresql://", "postgres://")):
-        from ledger.connection import postgres_parts
+        from ledger.store.connection import postgres_parts
 
         _parts, _port, name = postgres_parts(db)  # a malformed URL: StoreError, exit 5
         return Path.cwd() / f"{name}.scenarios.json"

@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from ledger.collector import paused
 from ledger.errors import LedgerError, StoreError
-from ledger.jsontext import compact
+from ledger.store.jsontext import compact
 from projections.timeline import READ_ANY_DATE
 
 from . import dealstate, written
@@ -80,7 +80,7 @@ def decode_page(found: Sequence[tuple[int, Mapping[str, Any]]], as_of: str) -> P
 
 
 # The stored records' own JSON settings (``ledger.store``), through one C encoder made
-# once (``ledger.jsontext``; with the next fast path, a rebuild decodes a page of the log
+# once (``ledger.store.jsontext``; with the next fast path, a rebuild decodes a page of the log
 # in 6.7 us an event instead of 11).
 _DUMPS = compact()
 

@@ -12,7 +12,7 @@ import pytest
 
 PG = os.environ.get("DEAL_LEDGER_TEST_PG")
 
-# One-deal commands keep a cache file of the deal's records (ledger.dealcache) under the
+# One-deal commands keep a cache file of the deal's records (ledger.store.dealcache) under the
 # user's cache directory; the tests do not, unless one sets it (tests/test_dealcache.py):
 # a test that alters stored rows must see the store, and no test writes to $HOME.
 os.environ["DEAL_LEDGER_CACHE"] = "off"

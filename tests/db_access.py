@@ -96,7 +96,8 @@ def relink(record: dict, prev: str | None, deal_last: dict) -> str:
     """What a forger recomputes for one event after an edit: its ``prev_hash`` (the
     hash before it in the log, unless ``prev`` is None), its ``deal_prev`` (the hash of
     its deal's event before it, tracked in ``deal_last``) and its ``hash``."""
-    from ledger.store import GENESIS, record_hash
+    from ledger.store.chainhead import GENESIS
+    from ledger.store.canonical import record_hash
 
     if prev is not None:
         record["prev_hash"] = prev

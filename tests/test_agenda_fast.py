@@ -373,13 +373,13 @@ def test_an_altered_row_read_by_a_helper_is_named_on_one_line(tmp_path, monkeypa
 
 
 def test_records_decoded_alone_or_with_their_states_are_the_same():
-    # ledger.logread.records_of_states decodes only each state's record; a state of
+    # ledger.store.logread.records_of_states decodes only each state's record; a state of
     # another shape (a key after the record, a "record" key nested before it, none) is
     # decoded whole, and an altered one is named as before
     import json
 
     from ledger.errors import StoreError
-    from ledger.logread import records_of_states
+    from ledger.store.logread import records_of_states
 
     def state(seq: int, before: str = "", after: str = "") -> bytes:
         record = json.dumps({"deal": "a", "seq": seq, "data": {"note": '"record": {'}})

@@ -1,4 +1,4 @@
-"""Issue 17: the agenda reads every deal's stored rows undecoded (``ledger.logread.
+"""Issue 17: the agenda reads every deal's stored rows undecoded (``ledger.store.logread.
 deal_states``) and decodes each deal where it is computed (``records_of_states``, in
 the forked workers when there are many). Checked against the plain reads: on random
 ledgers of interleaved multi-deal batches, each deal's records equal what ``log``
@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import publishing.agenda as agenda_module
 from ledger.errors import StoreError
 from ledger.events import parse_event
-from ledger.logread import deal_states, log_records, records_of_states
+from ledger.store.logread import deal_states, log_records, records_of_states
 from ledger.store import Ledger
 from ledger.stored import Event
 from publishing.agenda import agenda, agenda_of
@@ -116,7 +116,7 @@ def test_the_agenda_from_undecoded_rows_equals_the_plain_reads(portfolio, monkey
 def test_the_workers_shares_of_the_streams_are_the_deals_rows_as_of_the_split(tmp_path, parts):
     # every deal stream is in exactly one span; each is read as deal_states reads it, and
     # only up to the split's moment: rows appended after it are not read
-    from ledger.logread import split_spans, states_in_range, stream_split
+    from ledger.store.logread import split_spans, states_in_range, stream_split
 
     path = str(tmp_path / "p.db")
     _portfolio(path, 5)

@@ -3,7 +3,9 @@
 Rooms, lowest first: ``ledger`` (what happened: the record) < ``projections`` (what it
 means: pure functions) < ``publishing`` (reads the record, computes, hands it out) <
 ``cli`` (options and printing). A module may import its own room and the rooms below it,
-never one above. Every import counts, at the top of a module or inside a function or an
+never one above. Inside ``ledger``, the storage engine (``ledger.store``: how the record
+is kept) stands on the record's language (the other ``ledger`` modules), never the other
+way, but where an operation must find what it acts on (``STORE_USES``). Every import counts, at the top of a module or inside a function or an
 ``if TYPE_CHECKING:`` block, since a lazy import is still a dependency. ``tests`` and
 ``benchmarks`` may import anything and are not checked.
 
@@ -33,6 +35,9 @@ PURE_LEDGER = ("ledger.events", "ledger.stored", "ledger.dates", "ledger.values"
 # Libraries that do I/O or talk to a terminal: never in a projection.
 IO_LIBRARIES = ("os", "io", "pathlib", "shutil", "tempfile", "sqlite3", "socket",
                 "subprocess", "eventsourcing", "psycopg", "sqlite_utils", "click", "rich")
+# The record's modules that reach into the storage engine, and what for: an operation that
+# retracts or corrects an event must find it in the log (by id prefix or seq).
+STORE_USES = {("ledger.operations", "ledger.store.logread.find_event")}
 TOO_LONG = 600
 LONG_REASON = "# Over 600 lines: "
 
@@ -138,12 +143,12 @@ def test_checker_catches_each_form_of_import_and_lets_downward_ones_through():
 
 
 def test_checker_catches_a_projection_reading_the_store_or_doing_io():
-    fake = {"projections.fake": "from ledger.store import Ledger\nfrom ledger import chain\n"
+    fake = {"projections.fake": "from ledger.store import Ledger\nfrom ledger.store import chain\n"
                                 "from ledger import guards\nfrom ledger.events import Event\n"
                                 "def f():\n    import os\n"}
     assert [line.split(":")[0] for line in impure_imports(fake)] == [
         "projections.fake line 1 imports ledger.store.Ledger",
-        "projections.fake line 2 imports ledger.chain",
+        "projections.fake line 2 imports ledger.store.chain",
         "projections.fake line 6 imports os",
     ]
 
@@ -190,11 +195,47 @@ def test_checker_finds_an_import_cycle_even_through_a_lazy_import():
     assert cycles(fake) == ["ledger.a -> ledger.b -> ledger.a"]
 
 
-def test_the_ledger_modules_import_no_cycle():
-    """``store`` and ``locks`` used to import each other; the chain head's identity lives
-    in ``ledger.chainhead`` now. Any cycle among ledger modules fails here, naming it."""
+def test_no_room_imports_a_cycle():
+    """``store`` and ``locks`` used to import each other (the chain head's identity lives
+    in ``ledger.store.chainhead`` now); ``publishing.agenda`` and its cache, and the pack's
+    pages and their cells, did too (the cache is handed the agenda's computation; the
+    cells are ``publishing.pack_cells``). Any cycle within a room fails here, naming it."""
+    for room in ROOMS:
+        modules = sources((room,))
+        assert cycles(modules, _packages(modules)) == [], room
+
+
+def record_imports_of_the_store(modules: Mapping[str, str], packages: frozenset[str] = frozenset()
+                                ) -> list[str]:
+    """One line per import of ``ledger.store`` by a module of the record's language (a
+    ``ledger`` module outside ``ledger.store``) that ``STORE_USES`` does not list."""
+    bad = []
+    for module, source in modules.items():
+        if not module.startswith("ledger") or module == "ledger.store" \
+                or module.startswith("ledger.store."):
+            continue
+        for line, target in imports(module, source, is_package=module in packages):
+            if (target == "ledger.store" or target.startswith("ledger.store.")) \
+                    and (module, target) not in STORE_USES:
+                bad.append(f"{module} line {line} imports {target}: the record's language "
+                           "does not reach into how it is kept (ledger.store)")
+    return bad
+
+
+def test_checker_names_a_record_module_reaching_into_the_store():
+    fake = {"ledger.events": "from .store.writing import Ledger\n",
+            "ledger.operations": "def f():\n    from .store.logread import find_event\n"
+                                 "    from .store import chain\n",
+            "ledger.store.chain": "from .. import guards\nfrom .stable import x\n"}
+    assert [line.split(":")[0] for line in record_imports_of_the_store(fake)] == [
+        "ledger.events line 1 imports ledger.store.writing.Ledger",
+        "ledger.operations line 3 imports ledger.store.chain",
+    ]
+
+
+def test_the_record_reaches_into_the_store_only_where_an_operation_must():
     modules = sources(("ledger",))
-    assert cycles(modules, _packages(modules)) == []
+    assert record_imports_of_the_store(modules, _packages(modules)) == []
 
 
 def test_only_the_rooms_users_import_are_installed():

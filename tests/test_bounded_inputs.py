@@ -445,7 +445,7 @@ def test_a_fifo_as_db_is_refused_at_once(tmp_path, args):
 
 
 def test_a_device_as_db_is_refused():
-    from ledger.connection import check_regular_file
+    from ledger.store.connection import check_regular_file
     from ledger.errors import StoreError
 
     with pytest.raises(StoreError, match="is a device, not a ledger file"):
@@ -589,7 +589,7 @@ def test_a_malformed_postgres_url_is_exit_5_everywhere(tmp_path, monkeypatch, ur
 
 
 def test_the_postgres_port_is_the_one_given_or_5432():
-    from ledger.connection import env_for
+    from ledger.store.connection import env_for
 
     assert env_for("postgresql://u@h/db", False)["POSTGRES_PORT"] == "5432"
     assert env_for("postgresql://u@h:5433/db", False)["POSTGRES_PORT"] == "5433"

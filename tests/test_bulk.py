@@ -1,4 +1,4 @@
-"""A large JSON Lines batch in one pass (``Ledger.append_lines``, ``ledger.bulk``): each
+"""A large JSON Lines batch in one pass (``Ledger.append_lines``, ``ledger.store.bulk``): each
 deal's lines parsed and checked by the process that takes the deal. Whoever takes which
 deal, what is written is what the plain way (``append(read_batch(raw))``) writes, byte for
 byte, the records are the same, and a refusal is the same, the first bad line's, with
@@ -15,8 +15,9 @@ import time
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 
-from ledger import bulk, jsonl, staging
-from ledger.chain import verify
+from ledger.store import bulk, staging
+from ledger import jsonl
+from ledger.store.chain import verify
 from ledger.errors import LedgerError
 from ledger.store import Ledger
 from tests.cli_support import ok, refused, run

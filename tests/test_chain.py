@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from ledger.chain import verify, witness
+from ledger.store.chain import verify, witness
 from ledger.errors import StoreError, UsageError
 from ledger.events import parse_event
 from ledger.store import Ledger

@@ -13,7 +13,7 @@ import uuid
 import pytest
 
 from tests.cli_support import run
-from ledger.store import CHAIN_ID
+from ledger.store.chainhead import CHAIN_ID
 from tests.db_access import Raw, relink
 from tests.support import ev, opened
 

@@ -41,5 +41,5 @@ def test_the_probe_sees_a_heavy_import():
     # the same probe, after importing the store (eventsourcing), the event catalog's
     # models (pydantic: the store's read side no longer needs them) and the calendar's
     # base, finds all three: an empty list above is not the probe failing
-    loaded = loaded_after(["--help"], extra="import ledger.store, ledger.events, holidays")
+    loaded = loaded_after(["--help"], extra="import ledger.store.writing, ledger.events, holidays")
     assert {m.split(".")[0] for m in loaded} == set(HEAVY)

@@ -16,9 +16,9 @@ import os
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-import ledger.logread as logread
+import ledger.store.logread as logread
 from ledger.events import parse_event
-from ledger.logread import LogFilter, log_records
+from ledger.store.logread import LogFilter, log_records
 from ledger.store import Ledger
 from tests.cli_support import ok, refused, run
 
@@ -187,7 +187,7 @@ def test_after_seq_starts_at_the_chain_head_before_it(tmp_path):
 def _grouped_ledger(url, monkeypatch):
     """A ledger whose second batch was stored grouped by deal, as appends did before they
     kept seq order (seq 3 and 5 of deal b, then 4 of deal a)."""
-    import ledger.store as store
+    import ledger.store.writing as store
     from tests.support import ev as sev, opened
 
     with Ledger(url) as ledger:

@@ -11,7 +11,7 @@ import pytest
 from rich.console import Console
 
 import cli.progress as progress_module
-from ledger.chain import verify
+from ledger.store.chain import verify
 from ledger.jsonl import read_batch
 from ledger.store import Ledger
 from tests.cli_support import ok, run

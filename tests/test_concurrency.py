@@ -17,7 +17,7 @@ from collections import Counter
 
 import pytest
 
-from ledger.chain import verify
+from ledger.store.chain import verify
 from ledger.errors import LedgerBusy
 from ledger.events import parse_event
 from ledger.store import Ledger
@@ -85,7 +85,7 @@ def test_two_operators_cannot_together_convert_more_than_held(store_url):
 def _hold_the_writer_lock(url: str) -> subprocess.Popen:
     """Another process holding the ledger's writer lock until killed."""
     if url.startswith("postgres"):
-        from ledger.locks import AdvisoryLock
+        from ledger.store.locks import AdvisoryLock
 
         code = ("import psycopg, sys, time; c = psycopg.connect(sys.argv[1], autocommit=True); "
                 f"c.execute('SELECT pg_advisory_lock({AdvisoryLock.KEY})'); "
@@ -105,13 +105,13 @@ def _hold_the_writer_lock(url: str) -> subprocess.Popen:
 def test_a_writer_that_never_gets_the_lock_is_busy(store_url, monkeypatch, tmp_path):
     """Waiting is bounded: exit 4 (busy), one line, nothing written; then, once the
     holder is gone, the same append goes through."""
-    from ledger import connection, locks, store
+    from ledger.store import connection, locks, writing
     from tests.test_bad_inputs import invoke
 
     _open(store_url)
     # each module that waits reads its own name (PostgreSQL's lock_timeout is set from
     # connection's): all three, or the PostgreSQL run waits the full minute, twice
-    for module in (connection, locks, store):
+    for module in (connection, locks, writing):
         monkeypatch.setattr(module, "RETRY_SECONDS", 1.0)
     batch = tmp_path / "b.jsonl"
     batch.write_text('{"type": "ShelfFiled", "deal": "rra", "date": "2004-07-13", "data": {}}\n')

@@ -23,7 +23,7 @@ import time
 
 import pytest
 
-from ledger.chain import verify
+from ledger.store.chain import verify
 from ledger.events import parse_event
 from ledger.store import Ledger
 from tests.support import ev, opened

@@ -1,4 +1,4 @@
-"""The per-deal cache file of a one-deal command (``ledger.dealcache``, issue 17): used only
+"""The per-deal cache file of a one-deal command (``ledger.store.dealcache``, issue 17): used only
 while the deal's stream in the store still ends at the version and hash it was written
 for, read back to the very events the store gives, private, written whole or not at all,
 and never in the way: a file that does not read, or a directory that cannot be written,
@@ -13,9 +13,11 @@ import shutil
 import stat
 import pytest
 
-from ledger import dealcache, stored, upcasting
+from ledger.store import dealcache
+from ledger import stored, upcasting
 from ledger.events import parse_event
-from ledger.store import Ledger, deal_id
+from ledger.store import Ledger
+from ledger.store.canonical import deal_id
 from publishing.demo import build_demo
 from tests.cli_support import run
 from tests.support import opened

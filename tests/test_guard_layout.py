@@ -17,9 +17,11 @@ import json
 import pytest
 
 from ledger import guards
-from ledger.chain import verify
+from ledger.store.chain import verify
 from ledger.errors import RuleViolation
-from ledger.store import Ledger, deal_id, seal
+from ledger.store import Ledger
+from ledger.store.canonical import deal_id
+from ledger.store.stream import seal
 from tests.support import ev, opened
 from tests.test_integrity import RawSnapshots, _append
 
@@ -91,7 +93,7 @@ def test_upgrade_of_the_old_layout_equals_the_fold(sqlite_url):
 
 def test_the_new_layout_takes_less_text():
     # what the layout change is for: the same deal's state encodes smaller
-    from ledger.store import _canonical_text
+    from ledger.store.canonical import _canonical_text
 
     state = guards.new_state()
     records = []

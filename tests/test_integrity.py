@@ -20,10 +20,11 @@ from datetime import date
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from ledger.chain import verify
+from ledger.store.chain import verify
 from ledger.errors import RuleViolation
 from ledger.events import Event, parse_event
-from ledger.store import Ledger, deal_id
+from ledger.store import Ledger
+from ledger.store.canonical import deal_id
 from ledger.upcasting import upcast
 from projections.report import report
 from tests.db_access import Raw, RawChain, store_rows
@@ -82,7 +83,7 @@ def test_a_ledger_written_grouped_by_deal_still_verifies_and_logs_in_seq_order(
     # Ledgers written before the fix hold an interleaved batch grouped by deal (seq 1, 3
     # of deal a, then seq 2 of deal b): nothing may be lost or re-hashed, so verify and
     # log read such a batch in seq order.
-    import ledger.store as store
+    import ledger.store.writing as store
 
     _append(sqlite_url, [opened("a"), opened("b")])
     monkeypatch.setattr(store, "_record_seq",
@@ -334,7 +335,7 @@ class RawSnapshots:
 
 def _forge(url, *, reseal):
     """Edit H's holding in the snapshot to 500,000,000.00 (cents in the guard state)."""
-    from ledger.store import seal
+    from ledger.store.stream import seal
 
     snaps = RawSnapshots(url)
     (oid, version, state), = snaps.states()

@@ -1,4 +1,4 @@
-"""``ledger.jsontext``: an encoder made once writes what the encoder writes."""
+"""``ledger.store.jsontext``: an encoder made once writes what the encoder writes."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 from hypothesis import given, settings, strategies as st
 
-from ledger.jsontext import compact, made_once
+from ledger.store.jsontext import compact, made_once
 
 VALUES = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=6)
                       | st.floats(allow_nan=False),

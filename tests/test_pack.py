@@ -19,7 +19,8 @@ from tests.cli_support import run
 from publishing.demo import AS_OF, LETTER, RRA, build_demo
 from ledger.events import parse_event
 from publishing.pack import MANIFEST
-from ledger.store import Ledger, record_hash
+from ledger.store import Ledger
+from ledger.store.canonical import record_hash
 from tests.support import ev, opened
 
 RRA_FILES = {"events.jsonl", "chain.json", "head.txt", "report.json", "interpretations.json",

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from publishing.demo import AS_OF, LETTER, RRA, build_demo
-from publishing.pack_html import money, percent, readable
+from publishing.pack_cells import money, percent, readable
 from tests.cli_support import ok, run
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")

@@ -1,4 +1,4 @@
-"""``ledger.pgbinary``: on PostgreSQL the library's inserts get their parameters in
+"""``ledger.store.pgbinary``: on PostgreSQL the library's inserts get their parameters in
 binary. What is stored must be what the library's own text parameters store, byte for
 byte, whatever the texts hold (the characters the text form escapes: backslashes,
 quotes, braces, commas, parentheses, non-ASCII), events and snapshots alike; and the
@@ -12,10 +12,12 @@ from datetime import datetime, timezone
 
 import pytest
 
-from ledger import store as store_module
-from ledger.chain import verify
+from ledger.store import writing as store_module
+from ledger.store.chain import verify
 from ledger.events import parse_event
-from ledger.store import SNAPSHOT_INTERVAL, Ledger, deal_id
+from ledger.store.writing import SNAPSHOT_INTERVAL
+from ledger.store import Ledger
+from ledger.store.canonical import deal_id
 from tests.conftest import drop_pg, fresh_pg_url
 from tests.db_access import Raw
 from tests.support import ev, opened

@@ -1,4 +1,4 @@
-"""A large batch is checked on two cores (``ledger.staging``): a forked child checks some
+"""A large batch is checked on two cores (``ledger.store.staging``): a forked child checks some
 deals while this process checks the others, then this process links the hash chain in
 seq order. Whoever checks which deal, the ledger written is the same, byte for byte, as
 one process writes, and a refusal is the same, the first bad line's, with nothing
@@ -18,12 +18,13 @@ from typing import Any
 import pytest
 
 from benchmarks import data
-from ledger import staging
-from ledger import store as store_module
-from ledger.chain import verify
+from ledger.store import staging
+from ledger.store import writing as store_module
+from ledger.store.chain import verify
 from ledger.errors import LedgerError
 from ledger.events import parse_event
-from ledger.store import Ledger, deal_id
+from ledger.store import Ledger
+from ledger.store.canonical import deal_id
 from tests.db_access import Raw
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or (os.cpu_count() or 1) < 2,

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from ledger.chain import verify
+from ledger.store.chain import verify
 from ledger.errors import DuplicateKey, RuleViolation
 from ledger.events import parse_event
-from ledger.store import GENESIS, Ledger, SNAPSHOT_INTERVAL, deal_id, record_hash
+from ledger.store.chainhead import CHAIN_ID, GENESIS
+from ledger.store import Ledger
+from ledger.store.writing import SNAPSHOT_INTERVAL
+from ledger.store.canonical import deal_id, record_hash
 from tests.support import ev, opened
 
 LEHMAN = "Lehman Brothers Inc."
@@ -289,7 +292,7 @@ import os  # noqa: E402
 
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
-from ledger import store as store_module  # noqa: E402
+from ledger.store import canonical as store_module  # noqa: E402
 
 EXAMPLES = 200 * (10 if os.environ.get("DEAL_LEDGER_LONG") else 1)
 _text = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12)
@@ -338,7 +341,7 @@ def test_direct_rows_are_what_the_librarys_mapper_writes_and_replay_to_the_same_
         cached = {d: (s.version, s.guard, s.at, s.modified_on)
                   for d, s in ledger._streams.items()}
         for n in _rows(ledger):
-            if n.originator_id == store_module.CHAIN_ID:
+            if n.originator_id == CHAIN_ID:
                 continue
             event = ledger.app.mapper.to_domain_event(n)
             again = ledger._library_stored(n.originator_id, n.originator_version,
@@ -523,7 +526,7 @@ def test_a_promoted_block_leaves_its_survivors_in_the_oldest_generation_still_co
 def test_new_ids_are_version_4_uuids_written_out_when_asked():
     import uuid
 
-    from ledger.store import new_ids
+    from ledger.store.canonical import new_ids
 
     ids = new_ids(1000)
     assert len(ids) == 1000 and len(set(ids)) == 1000

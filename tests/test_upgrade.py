@@ -19,10 +19,11 @@ from typing import Literal
 import pytest
 
 from ledger import events, upcasting
-from ledger.chain import verify
+from ledger.store.chain import verify
 from ledger.errors import StoreError
 from ledger.events import Data, Text, parse_event
-from ledger.store import Ledger, deal_id, record_hash
+from ledger.store import Ledger
+from ledger.store.canonical import deal_id, record_hash
 from tests.db_access import Raw
 from tests.test_bad_inputs import invoke
 

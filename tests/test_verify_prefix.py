@@ -51,7 +51,7 @@ def test_a_prefix_of_an_earlier_event_still_proves_the_log_extends_it(db):
 def test_an_ambiguous_prefix_is_refused(db, monkeypatch):
     # two events whose hashes share 8 digits would take about 2**16 events to meet by
     # chance: make every hash begin alike instead
-    import ledger.chain as chain
+    import ledger.store.chain as chain
 
     records = [json.loads(x) for x in ok(run("log", "--json", "--db", db)).splitlines()]
     monkeypatch.setattr(chain._Walk, "__init__", _patched_init(chain._Walk.__init__))

@@ -1,5 +1,5 @@
 """The chain head's identity and shape, shared by the store (``ledger.store``) and its
-writers' lock (``ledger.locks``), which reads the head while it holds the lock. Kept
+writers' lock (``ledger.store.locks``), which reads the head while it holds the lock. Kept
 apart so that neither of those two imports the other."""
 
 from __future__ import annotations

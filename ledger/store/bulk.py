@@ -4,7 +4,7 @@
 ``read_batch`` then ``Ledger.append`` shares the work out twice: a forked child parses
 lines from the back of the file while this process parses from the front, sends its
 events back, and then a second child checks deals while this process checks others
-(``ledger.staging``). Each hand-over costs: the child's events pickled and made again
+(``ledger.store.staging``). Each hand-over costs: the child's events pickled and made again
 here, the records of its lines built here again, a second fork. ``Ledger.append_lines``
 does it once: each line's deal is read from its text without parsing it
 (``jsonl.deal_guesses``), the deals are shared out as ``staging`` shares them, and the
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator, Sequence
 
-from .errors import LedgerError, InvalidEvent
+from ..errors import LedgerError, InvalidEvent
 
 AT = 20_000   # lines from which a batch is worth the one pass (as ``jsonl.PARALLEL_AT``)
 
@@ -51,7 +51,7 @@ class Lines:
         """``parse(ks, deal)``: lines ``ks`` (from 0) parsed into ``new_events``; ``Unsure``
         (a ``LedgerError``: a refusal to ``staging``) if one does not parse or is not of
         ``deal``."""
-        from .jsonl import parse_line
+        from ..jsonl import parse_line
 
         lines = self.lines
 
@@ -88,7 +88,7 @@ class Records(Sequence):
     def _made(self, k: int) -> dict[str, Any]:
         record = self._records[k]
         if record is None:
-            from .jsonl import parse_line
+            from ..jsonl import parse_line
 
             self._new_events[k] = parse_line(self._lines[k], k + 1)
             record = self._record_of(k)
@@ -123,7 +123,7 @@ class Records(Sequence):
 def take(lines: list[bytes]) -> Lines | None:
     """The batch for the one pass, or ``None`` if it is too small or a line's deal cannot
     be read from its text."""
-    from .jsonl import deal_guesses
+    from ..jsonl import deal_guesses
 
     if len(lines) < AT:
         return None

@@ -21,10 +21,10 @@ from uuid import UUID
 
 from eventsourcing.persistence import Notification, PersistenceError, StoredEvent
 
-from .errors import StoreError
+from ..errors import StoreError
 
 if TYPE_CHECKING:
-    from .store import Ledger
+    from .writing import Ledger
 
 
 class StableView:

@@ -12,7 +12,7 @@ from typing import Any
 
 from .chainhead import CHAIN_ID, GENESIS, Head
 from .connection import RETRY_SECONDS, env_for, one_line, pg_connect
-from .errors import LedgerBusy, StoreError
+from ..errors import LedgerBusy, StoreError
 
 
 def _busy(what: str) -> LedgerBusy:

@@ -5,7 +5,7 @@ one deal's lines of an interleaved batch before another's. ``SeqOrder`` puts the
 holding only the records that arrive early (at most one batch of them). A record with no
 usable seq, or one behind the expected seq (altered or repeated), goes out as it stands:
 ``verify`` names it. Used by ``Ledger.records`` and by the streamed ``log``
-(``ledger.logread``)."""
+(``ledger.store.logread``)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Verifying the log's hash chain (SPEC §3): each event's ``hash`` is SHA-256 over its
 canonical JSON including ``prev_hash``, and ``prev_hash`` is the hash before it.
 
-The walk reads every row of the store in one consistent view (``ledger.stable``), so a
+The walk reads every row of the store in one consistent view (``ledger.store.stable``), so a
 writer appending meanwhile is simply not seen, and hashes every record exactly as
 stored, never an upcast copy (``ledger.upcasting``). It proves that what reports read,
 each deal's stream, is exactly the chain: every event sits in its own deal's stream at
@@ -28,11 +28,14 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from . import guards
-from .errors import UsageError
+from .. import guards
+from ..errors import UsageError
 from .stable import StableView, stable_view
-from .store import CHAIN_ID, GENESIS, ChainAdvanced, Ledger, deal_id, record_hash, seal
-from .upcasting import upcast
+from .chainhead import CHAIN_ID, GENESIS
+from .stream import ChainAdvanced, seal
+from .writing import Ledger
+from .canonical import deal_id, record_hash
+from ..upcasting import upcast
 
 HASH = re.compile(r"[0-9a-f]{64}")
 HASH_PREFIX = re.compile(r"[0-9a-f]{8,63}")
@@ -116,7 +119,7 @@ PAGE = 2000
 
 def verify(ledger: Ledger, expect: str | None = None,
            on_progress: Callable[[int], None] | None = None) -> Verdict:
-    """Walk every row of the store, in one consistent view of it (``ledger.stable``),
+    """Walk every row of the store, in one consistent view of it (``ledger.store.stable``),
     and prove that what reports read is exactly the hash chain:
 
     * the chain: each event's ``seq`` follows the one before, its ``prev_hash`` is that

@@ -2,7 +2,7 @@
 
 ``Ledger.records()`` reads every event through the library's mapper; ``log`` on a ledger
 of a million events needs its first line at once and never the whole log in memory. Here
-every read runs inside one read transaction (``ledger.stable``), a page of rows at a time,
+every read runs inside one read transaction (``ledger.store.stable``), a page of rows at a time,
 and each row's stored bytes are decoded with ``json.loads`` alone (the record is plain
 JSON: the library's transcoder would only add the objects it wraps, of which a record
 holds none).
@@ -18,7 +18,7 @@ at or before that seq (found by bisecting the chain head's stream), not at the f
 
 An event id may be given as any unique prefix (as git takes a commit's): ``find_event``.
 
-Importing this module does not import the store's library (``ledger.stable`` is imported
+Importing this module does not import the store's library (``ledger.store.stable`` is imported
 at the first read): the agenda's helpers import it before the store, to read their
 share of the log on a connection of their own (``states_in_range``), which needs only
 ``sqlite3``.
@@ -35,11 +35,11 @@ from datetime import date
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from .seqorder import SeqOrder
-from .errors import InvalidEvent, StoreError, UsageError
+from ..errors import InvalidEvent, StoreError, UsageError
 
 if TYPE_CHECKING:
     from .stable import StableView
-    from .store import Ledger
+    from .writing import Ledger
 
 PAGE = 1000  # rows per read: small enough that the first line shows at once
 _ID_PREFIX = re.compile(r"[0-9a-f][0-9a-f-]{0,35}", re.ASCII)
@@ -87,7 +87,7 @@ def _record(state: bytes, where: Any = "?") -> dict[str, Any]:
 
 
 def stable_view(ledger: "Ledger") -> Any:
-    """``ledger.stable.stable_view``: one consistent view of the store (module doc)."""
+    """``ledger.store.stable.stable_view``: one consistent view of the store (module doc)."""
     from .stable import stable_view as view
 
     return view(ledger)
@@ -210,7 +210,7 @@ def _in_seq_order(view: StableView, position: int, expected: int, skip_to: int =
 
 def _stream(view: StableView, deal: str) -> Iterator[dict[str, Any]]:
     """One deal's records in stream order (which is seq order), a page at a time."""
-    from .store import deal_id
+    from .canonical import deal_id
 
     version = 0
     while True:
@@ -275,7 +275,7 @@ class Retractions:
         return found.get(record.get("id"))  # type: ignore[arg-type]
 
     def _load(self, deal: str) -> dict[str, str]:
-        from .errors import LedgerError
+        from ..errors import LedgerError
 
         ledger = self._ledger
         try:
@@ -296,7 +296,7 @@ def _matching(view: StableView, needle: bytes, deals: tuple[str, ...] = ()
               ) -> Iterator[dict[str, Any]]:
     """The records whose stored bytes hold ``needle`` (a byte search in the database:
     ``instr`` on SQLite, ``position`` on PostgreSQL), in position order."""
-    from .store import deal_id
+    from .canonical import deal_id
 
     find = "position(? in state) > 0" if view._pg else "instr(state, ?) > 0"
     pos = _position(view)
@@ -342,7 +342,7 @@ def find_event(ledger: "Ledger", given: str, *, field: str = "event_id") -> dict
 
 def has_deal(ledger: "Ledger", deal: str) -> bool:
     """Whether the deal has a stream (one read of the store's index)."""
-    from .store import deal_id
+    from .canonical import deal_id
 
     with stable_view(ledger) as view:
         return bool(view._rows(f"SELECT 1 AS found FROM {_table(view)} WHERE originator_id = ? "

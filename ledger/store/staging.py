@@ -36,11 +36,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Iterable, Sequence
 
-from . import guards
-from .forked import Child
+from .. import guards
+from ..forked import Child
 from .chainhead import GENESIS
-from .errors import LedgerError
-from .upcasting import VERSION_FIELD, current_version
+from ..errors import LedgerError
+from ..upcasting import VERSION_FIELD, current_version
 
 PARALLEL_AT = 10_000   # lines from which a forked child checks deals too
 SEP = "\x00"           # joins the child's texts: JSON from the encoders never holds it raw
@@ -180,7 +180,7 @@ def check_batch(job: Job, due: Callable[[str, int], bool], parallel: bool,
 
 def check_parsing(job: Job, due: Callable[[str, int], bool],
                   parse: Callable[[list[int], str], None]) -> Checked:
-    """Step 1 on two processes for a batch not parsed yet (``ledger.bulk``): each deal's
+    """Step 1 on two processes for a batch not parsed yet (``ledger.store.bulk``): each deal's
     lines parsed by the process that checks them; ``bulk.Unsure`` where that cannot be
     done (a line refused, or not parsed, in either process; a child that failed)."""
     from .bulk import Unsure
@@ -211,10 +211,10 @@ def _check_in_two(job: Job, due: Callable[[str, int], bool],
     """Step 1 on two processes (module docstring); ``None`` to check the batch again in
     one process, line by line: a line broke a rule (in either process), or a deal could
     not be read before the fork. ``parse(lines, deal)``: the deal's lines are parsed
-    first, by the process that checks them (``ledger.bulk``; a ``LedgerError`` is a
+    first, by the process that checks them (``ledger.store.bulk``; a ``LedgerError`` is a
     refusal); the child's lines then stay unparsed here, their records ``None``, and a
     child that fails means ``None`` too."""
-    from .jsonl import _Claims
+    from ..jsonl import _Claims
 
     by_deal = _by_deal(job.deals)
     if len(by_deal) < 2:
@@ -432,7 +432,7 @@ def link(job: Job, checked: Checked, stored_of: Callable[..., Any] | None,
     Returns the records and their stored events, in seq order, each deal's ``at`` (its
     last ``[seq, hash]``), each deal's version after the batch, and the links
     (``prev_hash``, ``deal_prev``, ``hash``) of the lines not parsed in this process,
-    whose records are ``None`` (``ledger.bulk`` makes them when asked)."""
+    whose records are ``None`` (``ledger.store.bulk`` makes them when asked)."""
     deal_id = job.stream_id
     started_topic, recorded_topic = topics
     sha256 = hashlib.sha256

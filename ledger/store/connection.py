@@ -10,7 +10,7 @@ import os
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from .errors import StoreError
+from ..errors import StoreError
 
 #: how long a writer waits for the ledger (the lock, PostgreSQL's lock_timeout)
 RETRY_SECONDS = 60.0
