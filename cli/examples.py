@@ -68,6 +68,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                'deal-ledger clause "RRA §2(b)"'),
     "demo": ("Build an illustrative ledger and show its reports.",
              "deal-ledger demo --db ledger.db"),
+    "terms": ("A deal's terms in words, their schema, a file checked.",
+              f"deal-ledger terms show {RRA}"),
 }
 
 

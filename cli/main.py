@@ -21,7 +21,7 @@ COMMAND_MODULES = {
     **dict.fromkeys(("agenda", "obligations", "calendar"), "agenda"),
     **dict.fromkeys(("explain", "history", "whatif", "scenarios"), "analysts"),
     **dict.fromkeys(("verify", "export", "views"), "auditing"),
-    "types": "catalog", "clause": "clauses", "demo": "demo", "log": "log",
+    "types": "catalog", "clause": "clauses", "demo": "demo", "log": "log", "terms": "terms",
     **dict.fromkeys(("init", "append", "record", "retract", "correct"), "operators"),
     **dict.fromkeys(("interpretations", "report", "status", "interest", "suspensions",
                      "deadlines", "consents", "trueup", "instruments"), "reports"),
@@ -124,8 +124,9 @@ def first_sentence(text: str) -> str:
                    "ledger.db.")
 def cli(db: str | None) -> None:
     """An event-sourced ledger of deal obligations: Registration Defaults and Additional
-    Interest under the 2004 Resale Registration Rights Agreement, anti-dilution deferral
-    and true-up shares under the 2002 letter agreement of Infocrossing, Inc.
+    Interest under a resale registration rights agreement (the 2004 one of Infocrossing,
+    Inc., or any market-standard one its terms state), anti-dilution deferral and
+    true-up shares under the 2002 letter agreement of Infocrossing, Inc.
 
     Events are appended, never edited; every report is rebuilt from them as of any date
     and as known at any time."""

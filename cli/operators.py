@@ -43,9 +43,12 @@ def _print_appended(result) -> None:
 
 @cli.command()
 @click.argument("deal")
-@click.option("--template", help="A deal template: infocrossing-rra-2004 or infocrossing-letter-2002.")
+@click.option("--template", help="A deal template: infocrossing-rra-2004, infocrossing-letter-"
+                                 "2002, or a market form: debentures-rra-2005, "
+                                 "senior-notes-2002, edwards-rra-2003.")
 @click.option("--terms", "terms_file", type=click.Path(dir_okay=False),
-              help="A JSON file {kind, name, date, terms} for another deal of a known kind.")
+              help="A terms file {kind, name, date, terms} for another deal (JSON, // "
+                   "comments allowed; `deal-ledger terms new` starts one).")
 @click.option("--key", default=None, help="Idempotency key for the DealOpened event.")
 @db_option
 @user_option

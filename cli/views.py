@@ -216,26 +216,46 @@ def show_head(result: dict[str, Any], out: Any, switched_from: dict[str, str] | 
 
 # ---------------------------------------------------------------- registration rights
 
+def headings(result: dict[str, Any]) -> dict[str, str]:
+    """The clauses the headings name: the deal's own (``publishing.terms.headings``, set
+    on the report by the command that shows it), else the Infocrossing RRA's."""
+    from publishing.terms import INFOCROSSING_HEADINGS
+
+    return result.get(HEADINGS) or INFOCROSSING_HEADINGS
+
+
+#: where a command puts the deal's headings on a report it shows (never in --json)
+HEADINGS = "_headings"
+
+
+def _short(section: str) -> str:
+    from ledger.registration_terms import short_section
+
+    return short_section(section)
+
+
 def show_status(result: dict[str, Any], out: Any) -> None:
     """RRA §2(a), §3(a): the shelf's deadlines and dates, and the Registration Defaults."""
     reg = result["registration"]
-    summary = _table("Shelf Registration Statement (RRA §2(a))",
+    h = headings(result)
+    summary = _table(f"Shelf Registration Statement ({h['shelf']})",
                      [("", "text"), ("date", "fix")])
-    summary.add_row("Filing Deadline (§2(a)(i))", day(reg.get("filing_deadline")))
+    summary.add_row(f"Filing Deadline ({_short(h['filing'])})", day(reg.get("filing_deadline")))
     summary.add_row("filed on", day(reg.get("filed_on"), "not filed"))
-    summary.add_row("Effectiveness Target Date (§2(a)(ii))",
+    summary.add_row(f"Effectiveness Target Date ({_short(h['effectiveness'])})",
                     day(reg.get("effectiveness_deadline")))
     summary.add_row("declared effective on", day(reg.get("effective_on"), "not effective"))
-    summary.add_row("Effectiveness Period ends (§2(a)(iii))",
+    summary.add_row(f"Effectiveness Period ends ({_short(h['period'])})",
                     day(reg.get("effectiveness_period_end")))
     summary.add_row(f"in default on {result['as_of']}",
                     "[bold red]yes[/bold red]" if reg.get("in_default") else "no")
     out.print(summary)
     defaults = reg.get("defaults") or []
     if not defaults:
-        out.print("No Registration Default (RRA §3(a)).")
+        out.print(f"No Registration Default ({h['damages']}).")
         return
-    table = _table("Registration Defaults (RRA §3(a)); accrual runs to the cure, exclusive",
+    table = _table(f"Registration Defaults ({h['damages']}); accrual runs to the cure, "
+                   f"exclusive",
                    [("clause", "fix"), ("default date", "fix"), ("accrual from", "fix"),
                     ("cured on", "fix"), ("accrues to (excl.)", "fix?"), ("episode", "num?")])
     for d in defaults:
@@ -252,7 +272,8 @@ def show_interest(result: dict[str, Any], out: Any) -> None:
     if not payments:
         out.print("No Interest Payment Date with Additional Interest.")
     else:
-        schedule = _table("Interest Payment Dates with Additional Interest (RRA §3(b))",
+        schedule = _table(f"Interest Payment Dates with Additional Interest "
+                          f"({headings(result)['payment']})",
                           [("payment date", "fix"), ("pays on", "fix?"),
                            ("record date", "fix?"), ("period", "text"), ("amount", "num"),
                            ("paid", "num?2"), ("status", "text")],
@@ -295,7 +316,7 @@ def show_suspensions(result: dict[str, Any], out: Any) -> None:
     s = result["suspensions"]
     periods = s.get("periods") or []
     if periods:
-        table = _table("Suspension Periods (RRA §4(b)(i)); end exclusive",
+        table = _table(f"Suspension Periods ({headings(result)['suspensions']}); end exclusive",
                        [("#", "num?2"), ("start", "fix"), ("end", "fix"), ("days", "num"),
                         ("material transaction", "fix?"), ("last permitted day", "fix")])
         for i, p in enumerate(periods, start=1):
@@ -318,7 +339,8 @@ def show_suspensions(result: dict[str, Any], out: Any) -> None:
         end = s.get(f"{key}_window_end")
         return n(key) + (f" (window ending {end})" if end else "")
 
-    table = _table(f"Suspension allowances on {result['as_of']} (RRA §3(a)(iv))",
+    table = _table(f"Suspension allowances on {result['as_of']} "
+                   f"({headings(result)['limit_defaults']})",
                    [("", "text"), ("90-day window", "text"), ("360-day window", "text")])
     table.add_row(f"suspended days in the window ending {result['as_of']}",
                   n("trailing_90"), n("trailing_360"))
@@ -386,9 +408,10 @@ def show_consents(result: dict[str, Any], out: Any) -> None:
     """RRA §1 Majority of Holders, §10(D), §10(H): the consenting share per matter."""
     majority = result.get("majority") or {}
     if not majority:
-        out.print("No consent recorded (RRA §10(D)).")
+        out.print(f"No consent recorded ({headings(result)['amendments']}).")
         return
-    table = _table("Consents (RRA §10(D)): a Majority of Holders is more than 50%",
+    table = _table(f"Consents ({headings(result)['amendments']}): a Majority of Holders is "
+                   f"more than 50%",
                    [("matter", "text"), ("consenting", "num"), ("outstanding", "num?2"),
                     ("share", "num"), ("> 50%", "fix"), ("holders consenting", "text?")])
     for matter, m in majority.items():
@@ -403,7 +426,7 @@ def show_notices(result: dict[str, Any], out: Any) -> None:
     notices = result.get("notices") or []
     if not notices:
         return
-    table = _table("Notices (RRA §10(E))", [("sent", "fix"), ("method", "fix?"),
+    table = _table(f"Notices ({headings(result)['notices']})", [("sent", "fix"), ("method", "fix?"),
                                             ("deemed given", "fix"), ("to", "text"),
                                             ("subject", "text")])
     for n in notices:

@@ -37,7 +37,8 @@ _EXAMPLES = {"file_number": "333-117340", "instrument": "W-1", "to": "The Bank o
              "event_id": "6ea6dfd7", "new_price": "12.50", "exercise_price": "15.36",
              "holders_added": ["Citadel Equity Fund Ltd."], "holders": "all",
              "common_outstanding": 20000000, "warrants": 50000, "shares_issued": 50000,
-             "about": "Registration Default"}
+             "about": "Registration Default",
+             "changes": {"effectiveness": {"count": 180}}}
 
 # Rules across fields that a field's own description cannot say.
 _NOTES = {
@@ -47,6 +48,11 @@ _NOTES = {
                   "fills in the terms",
     "EventRetracted": "made by `deal-ledger retract EVENT_ID --reason TEXT`",
     "QuestionnaireRequested": 'holders is "all" or a list of Holder names',
+    "TermsAmended": "changes is a JSON merge patch of the deal's terms (deal-ledger terms "
+                    "show DEAL; terms schema); it rests on the ConsentGiven events for "
+                    "matter, which must carry the majority the amendment clause asks for",
+    "AdditionalInterestPaid": "amount in cash; where the terms pay in shares, shares (and "
+                              "amount for cash in lieu of a fraction)",
 }
 
 
@@ -137,6 +143,8 @@ def describe(name: str) -> TypeInfo:
             data[fname] = example
     if name == "InstrumentRegistered":
         data.update(shares=100000, exercise_price="15.36")
+    if name == "AdditionalInterestPaid":   # cash, as most agreements pay
+        data.update(amount="1000000.00")
     if name == "DealOpened":
         data = {"kind": events.REGISTRATION_RIGHTS, "name": "Example deal", "terms": {"...": "..."}}
     deal = _DEALS.get(events.kind_of_type(name) or "", "infocrossing-rra-2004")

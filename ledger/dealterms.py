@@ -1,6 +1,8 @@
-"""A deal's terms as the projections read them: plain frozen dataclasses, field for field
-the models of ``ledger.terms`` (SPEC §4.1, §5.1; each term's clause is in
-``ledger.terms.RRA_CLAUSES`` / ``LETTER_CLAUSES``).
+"""A deal's terms as the projections read them: plain frozen dataclasses (SPEC §4.1, §5.1).
+
+A registration rights deal's terms are the schema of ``ledger.registration_terms``
+itself (re-exported here); the letter's are dataclasses field for field the models of
+``ledger.terms`` (each term's clause in ``ledger.terms.LETTER_CLAUSES``).
 
 The terms travel inside the deal's ``DealOpened``, validated and normalised by
 ``ledger.terms.validate_terms`` when it was appended; reading them back only turns the
@@ -20,6 +22,8 @@ from dataclasses import dataclass, field, fields
 from datetime import date
 from decimal import Decimal
 from typing import Any, Callable, Mapping
+
+from .registration_terms import RegistrationTerms, registration_terms  # noqa: F401
 
 _day = date.fromisoformat
 
@@ -41,68 +45,6 @@ def _read(cls: type, values: Any, convert: Mapping[str, Callable[[Any], Any]]) -
     except TypeError:  # a required term missing
         missing = [f.name for f in fields(cls) if f.name not in kwargs]
         raise ValueError(f"{', '.join(missing)}: is required") from None
-
-
-@dataclass(frozen=True, slots=True)
-class SuspensionLimits:
-    """RRA §4(b)(i), §3(a)(iv)."""
-
-    single: int = 45
-    single_material: int = 60
-    window_days: int = 90
-    window_limit: int = 45
-    window_limit_material: int = 60
-    long_window_days: int = 360
-    long_window_limit: int = 90
-
-
-@dataclass(frozen=True, slots=True)
-class Rates:
-    """RRA §3(a)(i)-(iv): per-annum percentages of principal."""
-
-    first_days: int = 90
-    first: Decimal = Decimal("0.25")
-    second: Decimal = Decimal("1.00")
-    second_until_anniversary: int = 2
-    third: Decimal = Decimal("3.00")
-    step: Decimal = Decimal("2.00")
-    step_from_anniversary: int = 3
-
-
-_RATES = {name: Decimal for name in ("first", "second", "third", "step")}
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RegistrationTerms:
-    closing_date: date
-    filing_deadline_days: int = 15
-    effectiveness_deadline_days: int = 120
-    effectiveness_period_years: int = 2
-    cure_business_days: int = 5
-    suspension_limits: SuspensionLimits = SuspensionLimits()
-    rates: Rates = Rates()
-    interest_payment_dates: list[str] = field(default_factory=lambda: ["01-15", "07-15"])
-    first_interest_payment_date: date
-    record_dates: list[str] = field(default_factory=lambda: ["01-01", "07-01"])
-    day_count: str = "30/360"
-    maturity: date
-    conversion_price: Decimal
-    questionnaire_business_days: int = 20
-    questionnaire_form_days: int = 20
-    amendment_business_days: int = 10
-    amendment_min_principal: Decimal = Decimal(1_000_000)
-    trustee_notice_business_days: int = 2
-    advise_holders_business_days: int = 5
-    mail_notice_business_days: int = 5
-
-
-_REGISTRATION = {
-    "closing_date": _day, "first_interest_payment_date": _day, "maturity": _day,
-    "conversion_price": Decimal, "amendment_min_principal": Decimal,
-    "suspension_limits": lambda v: _read(SuspensionLimits, v, {}),
-    "rates": lambda v: _read(Rates, v, _RATES),
-    "interest_payment_dates": list, "record_dates": list,
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,11 +72,6 @@ _LETTER = {
     "warrantholders": list, "camden_entities": list,
     "preferred_dividends": lambda v: _read(PreferredDividends, v, {"rate": Decimal}),
 }
-
-
-def registration_terms(terms: Mapping[str, Any]) -> RegistrationTerms:
-    """The stored terms of a registration rights deal (RRA; SPEC §4.1)."""
-    return _read(RegistrationTerms, terms, _REGISTRATION)
 
 
 def letter_terms(terms: Mapping[str, Any]) -> LetterTerms:

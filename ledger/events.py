@@ -22,6 +22,7 @@ from .errors import InvalidEvent
 from .fastdata import checker
 from .stored import (ANTIDILUTION_DEFERRAL, CONVERTERS, KINDS,  # noqa: F401 (re-exported)
                      REGISTRATION_RIGHTS, Event, kind_of_type, typed_data)
+from .upcasters import under_shelf_input
 from .upcasting import Upcaster, current_version, register, upcast
 from .values import (
     DATE,
@@ -80,11 +81,12 @@ class CalendarDayDeclared(Data):
 
 
 class NoticeSent(Data):
-    """A notice under RRA §10(E); the ledger computes when it is deemed given."""
+    """A notice under RRA §10(E); the ledger computes when it is deemed given (by the
+    deal's terms: ``notices.methods``)."""
 
     to: Text
     subject: Text
-    method: Literal["hand", "mail", "telex", "fax", "courier"]
+    method: Literal["hand", "mail", "telex", "fax", "courier", "email"]
 
 
 class NoticeAcknowledged(Data):
@@ -109,10 +111,14 @@ class NotesIssued(Data):
 
 
 class NotesTransferred(Data):
+    """A sale or other transfer of Notes; ``under``: under the Shelf Registration
+    Statement (``shelf``), under Rule 144 (``rule_144``) or otherwise (``private``). The
+    terms' ``transfer_restricted`` say which of these end the Notes' restriction."""
+
     from_holder: Name
     to_holder: Name
     principal: Money
-    under_shelf: Flag = False
+    under: Literal["shelf", "rule_144", "private"] = "private"
 
 
 class NotesConverted(Data):
@@ -171,7 +177,12 @@ class ShelfEffective(Data):
 
 
 class ShelfUnusable(Data):
-    reason: Literal["stop_order", "ceased_effective", "material_misstatement", "other"]
+    """The shelf ceased to be effective or usable; ``selling_holder_information``: only to
+    file an amendment or supplement changing the selling securityholders' information or
+    the plan of distribution (a lapse some agreements excuse)."""
+
+    reason: Literal["stop_order", "ceased_effective", "material_misstatement",
+                    "selling_holder_information", "other"]
 
 
 class ShelfUsable(Data):
@@ -206,9 +217,59 @@ class HoldersAdvised(Data):
 
 
 class AdditionalInterestPaid(Data):
+    """Additional Interest paid for the Interest Payment Date ``payment_date``: ``amount``
+    in cash, or ``shares`` of common stock where the terms pay in shares
+    (``payment.paid_in``; with an ``amount`` of cash in lieu of a fraction of a share).
+    Which one a deal takes is its terms' rule (``ledger.terms_guards``)."""
+
     payment_date: Day
     holder: Name
-    amount: Money
+    amount: Money | None = None
+    shares: Shares | None = None
+
+
+class ConversionPriceAdjusted(Data):
+    """The conversion price changes from the event's date (the Indenture's anti-dilution
+    adjustments): the Applicable Conversion Price from then on."""
+
+    new_price: Price
+    reason: Text
+
+
+class ConversionSharesTransferred(Data):
+    """Conversion Shares sold or transferred, ``under`` the shelf, Rule 144 or otherwise."""
+
+    from_holder: Name
+    to_holder: Name
+    shares: Shares
+    under: Literal["shelf", "rule_144", "private"] = "private"
+
+
+class Rule144kDate(Data):
+    """The event's date is the day all the Notes and Conversion Shares may be sold by
+    non-affiliates under Rule 144(k) (an Effectiveness Period may end on it; some
+    agreements end the restriction on it)."""
+
+
+class TermsAmended(Data):
+    """An amendment or waiver of the agreement under its amendment clause (RRA §10(D)),
+    resting on the ``ConsentGiven`` events for ``matter``: ``changes`` to the deal's
+    terms (merged as a JSON merge patch: a term given replaces it, an object's terms
+    member by member, ``null`` switches off a rule the terms allow to be absent), in force
+    from ``effective`` (default: the event's date)."""
+
+    matter: Name
+    changes: dict[str, Any]
+    effective: Day | None = None
+
+    @model_validator(mode="after")
+    def _changes_something(self) -> "TermsAmended":
+        from .terms import _json_ready  # terms import events' value types
+
+        if not self.changes:
+            raise FieldError("changes", "must change at least one term")
+        object.__setattr__(self, "changes", _json_ready(self.changes))
+        return self
 
 
 class ConsentGiven(Data):
@@ -298,7 +359,8 @@ REGISTRATION_TYPES: dict[str, type[Data]] = {
               QuestionnaireRequested, QuestionnaireDelivered, ShelfFiled, ShelfEffective,
               ShelfUnusable, ShelfUsable, SuspensionStarted, SuspensionExtended,
               SuspensionEnded, AmendmentFiled, TrusteeNotified, HoldersAdvised,
-              AdditionalInterestPaid, ConsentGiven)
+              AdditionalInterestPaid, ConsentGiven, ConversionPriceAdjusted,
+              ConversionSharesTransferred, Rule144kDate, TermsAmended)
 }
 LETTER_TYPES: dict[str, type[Data]] = {
     m.__name__: m
@@ -402,11 +464,18 @@ def _first_error(err: ValidationError) -> tuple[str, str]:
     return path, msg
 
 
+#: fields of an older shape still read on input: type -> (old field, to the new shape)
+OLD_INPUT_FIELDS = {"NotesTransferred": ("under_shelf", under_shelf_input)}
+
+
 def validate_data(event_type: str, data: Any, *, line: int | None = None) -> dict[str, Any]:
     """Check ``data`` against its type's model; the normalised JSON form."""
     model = CATALOG[event_type]
     if not isinstance(data, dict):
         raise InvalidEvent("must be a JSON object", line=line, field="data")
+    old = OLD_INPUT_FIELDS.get(event_type)
+    if old is not None and old[0] in data:
+        data = old[1](data, line)
     fast = checker(model)   # the model's own checks without pydantic (ledger.fastdata)
     if fast is not None:
         found = fast(data)

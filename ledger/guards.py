@@ -26,6 +26,7 @@ from datetime import date
 from decimal import Decimal
 from typing import Any, Callable, Sequence
 
+from . import terms_guards
 from .dayorder import LETTER_DAY_ORDER
 from .errors import DuplicateKey, RuleViolation
 from .stored import kind_of_type
@@ -36,31 +37,42 @@ CLAUSE_TRS = "RRA §1 Transfer Restricted Securities"
 CLAUSE_SUSPENSION = "RRA §4(b)(i), §4(c)"
 
 
-FORMAT = 3  # the layout of the guard state; a snapshot of layout 2 is read (``upgrade``)
+FORMAT = 4  # the layout of the guard state
 # 2: the "positions" timeline (Transfer Restricted Securities, for RRA §2(a)(iii)(y),(z))
 #    and "pending" timelines (a same-day entry that a later line of its batch cures)
 # 3: "ids" maps an event's id to its type alone, or for a NoticeSent with a method to
 #    [type, method] (it was [type, date, timelines touched, method]: the date was never
 #    read, the timelines are those whose entries name the id, ``_touched``): the snapshot
 #    text is a sixth smaller and takes half the time to encode (benchmarks/FINDINGS.md)
-READABLE = (2, FORMAT)  # the layouts a stored guard state may have and still be used
+# 4: "terms" holds the deal's terms in force (issue 33: the write-side rules its agreement
+#    sets, ``ledger.terms_guards``), "base_terms" those it opened with; the timelines
+#    "shares:HOLDER" (Conversion Shares) and "amendments" (consents, affiliations,
+#    conversion prices, amendments). A snapshot of an older layout holds neither: appends
+#    rebuild the state from the events, and ``verify`` passes over it.
+READABLE = (FORMAT,)  # the layouts a stored guard state may have and still be used
 
-POSITION_TYPES = ("NotesIssued", "NotesTransferred", "NotesConverted", "NotesRetired")
+POSITION_TYPES = ("NotesIssued", "NotesTransferred", "NotesConverted", "NotesRetired",
+                  "ConversionSharesTransferred")
+#: the events a Majority of Holders is counted from, besides the positions
+CONSENT_TYPES = ("ConsentGiven", "HolderAffiliation", "ConversionPriceAdjusted",
+                 "TermsAmended")
 
 
 def new_state() -> dict[str, Any]:
-    return {"format": FORMAT, "kind": None, "opened": None, "terms": {}, "count": 0, "ids": {},
-            "retracted": {}, "keys": {}, "timelines": {}}
+    return {"format": FORMAT, "kind": None, "opened": None, "terms": {}, "base_terms": {},
+            "count": 0, "ids": {}, "retracted": {}, "keys": {}, "timelines": {}}
 
 
 def upgrade(state: dict[str, Any]) -> dict[str, Any]:
-    """A guard state of an older layout (``READABLE``) as ``fold`` would have made it in
-    this one (in place; also returns it): layout 2's ``ids`` entries ``[type, date,
-    touched, method]`` become the type, or ``[type, method]`` where there is a method."""
+    """A guard state of an older layout as ``fold`` would have made it in this one (in
+    place; also returns it), where that can be read from the state alone: layout 2's
+    ``ids`` entries ``[type, date, touched, method]`` become the type, or ``[type,
+    method]`` where there is a method (layout 3). Layouts before 4 lack the deal's terms,
+    so appends do not read them (``READABLE``)."""
     if state.get("format") == 2:
         state["ids"] = {eid: v[0] if v[3] is None else [v[0], v[3]]
                         for eid, v in state["ids"].items()}
-        state["format"] = FORMAT
+        state["format"] = 3
     return state
 
 
@@ -103,14 +115,33 @@ def effects(state: dict[str, Any], record: dict[str, Any]) -> list[tuple[str, En
         return [(f"notes:{data['from_holder']}", entry("-", -cents)),
                 (f"notes:{data['to_holder']}", entry("+", cents)),
                 ("positions", entry(t, [data["from_holder"], cents, data["to_holder"],
-                                        bool(data.get("under_shelf", False))]))]
+                                        data.get("under", "private")]))]
     if t in ("NotesConverted", "NotesRetired"):
         cents = _cents(data["principal"])
-        return [(f"notes:{data['holder']}", entry("-", -cents)),
-                ("positions", entry(t, [data["holder"], cents, int(data.get("shares", 0))]))]
+        shares = int(data.get("shares", 0))
+        out = [(f"notes:{data['holder']}", entry("-", -cents)),
+               ("positions", entry(t, [data["holder"], cents, shares]))]
+        if shares:
+            out.append((f"shares:{data['holder']}", entry("+", shares)))
+        return out
+    if t == "ConversionSharesTransferred":
+        n = int(data["shares"])
+        return [(f"shares:{data['from_holder']}", entry("-", -n)),
+                (f"shares:{data['to_holder']}", entry("+", n)),
+                ("positions", entry(t, [data["from_holder"], n, data["to_holder"],
+                                        data.get("under", "private")]))]
     if t in ("ShelfFiled", "ShelfEffective", "ShelfUnusable", "ShelfUsable",
-             "SuspensionStarted", "SuspensionExtended", "SuspensionEnded"):
+             "SuspensionStarted", "SuspensionExtended", "SuspensionEnded", "Rule144kDate"):
         return [("shelf", entry(t, data.get("material_transaction")))]
+    if t == "ConsentGiven":
+        return [("amendments", entry(t, [data["holder"], data["matter"]]))]
+    if t == "HolderAffiliation":
+        return [("amendments", entry(t, [data["holder"], bool(data["company_affiliate"])]))]
+    if t == "ConversionPriceAdjusted":
+        return [("amendments", entry(t, str(data["new_price"])))]
+    if t == "TermsAmended":
+        return [("amendments", entry(t, [data["matter"], data.get("effective") or day,
+                                         data["changes"]]))]
     if t == "CamdenWarrantsIssued":
         return [(f"camden:{data['holder']}", entry(t, data["warrants"]))]
     if t in ("CamdenWarrantsVested", "CamdenWarrantsCancelled"):
@@ -130,7 +161,8 @@ def effects(state: dict[str, Any], record: dict[str, Any]) -> list[tuple[str, En
 
 
 def _initial(name: str) -> Any:
-    if name.startswith(("notes:", "camden:")) or name == "positions":
+    if name.startswith(("notes:", "camden:", "shares:")) or name in ("positions",
+                                                                     "amendments"):
         return 0
     if name == "shelf":
         return {"filed": None, "effective": None, "unusable": False, "suspended": False}
@@ -147,6 +179,13 @@ def _step(name: str, summary: Any, e: Entry, state: dict[str, Any]) -> Any:
                 f"{name[6:]} holds {_money(summary)} of Notes on {day} and cannot dispose of "
                 f"{_money(-value)}", field="data.principal", rule=CLAUSE_TRS)
         return after
+    if name.startswith("shares:"):
+        after = summary + value
+        if after < 0:
+            raise RuleViolation(
+                f"{name[7:]} holds {summary} Conversion Shares on {day} and cannot dispose "
+                f"of {-value}", field="data.shares", rule=CLAUSE_TRS)
+        return after
     if name.startswith("camden:"):
         after = summary + value
         if after < 0:
@@ -156,7 +195,7 @@ def _step(name: str, summary: Any, e: Entry, state: dict[str, Any]) -> Any:
         return after
     if name == "shelf":
         return _step_shelf(summary, e, state)
-    if name == "positions":   # checked across timelines by _check_period_end
+    if name in ("positions", "amendments"):   # checked across timelines (below)
         return summary
     return _step_instrument(name[11:], summary, e)
 
@@ -178,6 +217,11 @@ def _step_shelf(s: dict[str, Any], e: Entry, state: dict[str, Any]) -> dict[str,
             refuse(f"the shelf was already declared effective on {s['effective']}",
                    "RRA §2(a)(ii)")
         s["effective"] = day
+    elif op == "Rule144kDate":
+        if s.get("rule_144k"):
+            refuse(f"the Rule 144(k) date was already recorded ({s['rule_144k']}); retract "
+                   f"it first", "Rule 144(k)")
+        s["rule_144k"] = day
     elif op == "ShelfUnusable":
         if not s["effective"]:
             refuse("the shelf cannot cease to be effective or usable before it is effective",
@@ -195,14 +239,9 @@ def _step_shelf(s: dict[str, Any], e: Entry, state: dict[str, Any]) -> dict[str,
         if not s["effective"] or day < s["effective"]:
             refuse("a Suspension Period can only start during the Effectiveness Period, "
                    "after the shelf is effective", "RRA §2(a)(iii), §4(b)(i)")
-        years = int(state["terms"].get("effectiveness_period_years", 2))
-        eff = date.fromisoformat(s["effective"])
-        try:
-            end = eff.replace(year=eff.year + years)
-        except ValueError:  # 29 February
-            end = eff.replace(year=eff.year + years, day=28)
-        if date.fromisoformat(day) >= end:
-            refuse(f"the Effectiveness Period ended on {end.isoformat()}", "RRA §2(a)(iii)")
+        end = terms_guards.period_end(state, s)
+        if end is not None and date.fromisoformat(day) >= end[0]:
+            refuse(f"the Effectiveness Period ended on {end[0].isoformat()}", end[1])
         s["suspended"] = "material" if material else "ordinary"
     elif op == "SuspensionExtended":
         if not s["suspended"]:
@@ -301,7 +340,8 @@ def _settle(name: str, timeline: dict[str, Any], entries: list[Entry],
 # --------------------------------------------- the Effectiveness Period, (y) and (z)
 
 
-def _trs_gone_on(positions: list[Entry], effective: str) -> str | None:
+def _trs_gone_on(positions: list[Entry], effective: str,
+                 frees: frozenset[str] = frozenset({"shelf"})) -> str | None:
     """RRA §2(a)(iii)(y),(z): the first day, on or after ``effective``, at whose end no
     Note is a Transfer Restricted Security (all sold under the shelf, converted or
     retired) and no Conversion Share has been issued (Conversion Shares stay TRS and no
@@ -316,7 +356,10 @@ def _trs_gone_on(positions: list[Entry], effective: str) -> str | None:
         if day > effective and seen and total == 0 and shares == 0:
             return effective            # nothing restricted at the end of the effective day
         holder, cents = v[0], v[1]
-        if op == "NotesIssued":
+        if op == "ConversionSharesTransferred":   # shares sold: no longer restricted
+            if v[3] in frees:
+                shares -= cents
+        elif op == "NotesIssued":
             trs[holder] = trs.get(holder, 0) + cents
             total += cents
         else:
@@ -324,8 +367,8 @@ def _trs_gone_on(positions: list[Entry], effective: str) -> str | None:
             trs[holder] = trs.get(holder, 0) - part
             other[holder] = other.get(holder, 0) - (cents - part)
             if op == "NotesTransferred":
-                to, under_shelf = v[2], v[3]
-                if under_shelf:
+                to, under = v[2], v[3]
+                if under in frees:
                     other[to] = other.get(to, 0) + cents
                     total -= part
                 else:
@@ -368,7 +411,12 @@ def _check_period_end(state: dict[str, Any], new: list[tuple[str, Entry]],
     if moved and not any(n == "shelf" for n, _ in new):
         if not any(e[0] >= moved[0][0] for e in starts):   # no suspension it could move out
             return
-    gone = _trs_gone_on(live("positions"), effective)
+    ends = {e["end"] for e in state["terms"].get("effectiveness_period", {}).get("ends", ())} \
+        if state["terms"] else {"all_sold", "none_outstanding"}
+    if not ends & {"all_sold", "none_outstanding"}:
+        return   # the agreement's period does not end when the securities are gone
+    gone = _trs_gone_on(live("positions"), effective, terms_guards.frees(state["terms"])
+                        if state["terms"] else frozenset({"shelf"}))
     if gone is None:
         return
     for e in starts:
@@ -385,6 +433,8 @@ def _check_period_end(state: dict[str, Any], new: list[tuple[str, Entry]],
 
 
 SHELF_SALE_RULE = "RRA §1 Transfer Restricted Securities (A)"
+#: the sales a shelf must be effective for, when made under it
+SALE_TYPES = ("NotesTransferred", "ConversionSharesTransferred")
 
 
 def _check_shelf_sales(state: dict[str, Any], sales: Sequence[Entry],
@@ -403,15 +453,16 @@ def _check_shelf_sales(state: dict[str, Any], sales: Sequence[Entry],
     effective = min((e[0] for e in [*shelf, *later_shelf]
                      if e[3] == "ShelfEffective" and e[2] not in retracted), default=None)
     for e in sorted(sales, key=lambda e: (e[0], e[1])):
-        if e[3] != "NotesTransferred" or not e[4][3] or e[2] in retracted or (
+        if e[3] not in SALE_TYPES or e[4][3] != "shelf" or e[2] in retracted or (
                 effective is not None and e[0] >= effective):
             continue
         when = ("the shelf is not effective" if effective is None
                 else f"the shelf became effective only on {effective}")
         if e[2] == new_id:
-            raise RuleViolation(f"a sale under the shelf on {e[0]}, but {when}: no Note can "
-                                "be disposed of under the Shelf Registration Statement "
-                                "before it is effective", field="data.under_shelf",
+            raise RuleViolation(f"a sale under the shelf on {e[0]}, but {when}: no Note or "
+                                "Conversion Share can be disposed of under the Shelf "
+                                "Registration Statement before it is effective",
+                                field="data.under",
                                 rule=SHELF_SALE_RULE)
         raise RuleViolation(f"this would leave the sale under the shelf {e[2]} of {e[0]} "
                             f"before the shelf was effective ({when})", field="type",
@@ -495,9 +546,14 @@ def check(state: dict[str, Any], record: dict[str, Any], batch: Batch | None = N
             raise RuleViolation("names no NoticeSent of this deal", field="data.notice",
                                 rule="RRA §10(E)")
         method = None if type(target) is str else target[1]
-        if method not in ("telex", "fax"):
+        if state["kind"] != "registration_rights" and method not in ("telex", "fax"):
             raise RuleViolation(f"a notice sent by {method} is not acknowledged; only telex "
                                 "and fax notices are", field="data.notice", rule="RRA §10(E)")
+        terms_guards.check_allowed(state, record, method)
+    elif t != "DealOpened":
+        terms_guards.check_allowed(state, record, None)
+    if t == "TermsAmended":
+        terms_guards.check_amendment(state, record)
     for field in HOLDER_FIELDS.get(t, ()):
         _check_known_holder(state, record, field)
     found = effects(state, record)
@@ -529,7 +585,11 @@ def check(state: dict[str, Any], record: dict[str, Any], batch: Batch | None = N
             raise
     if t in POSITION_TYPES or t in ("SuspensionStarted", "ShelfEffective"):
         _check_period_end(state, found, state["retracted"], record["id"])
-    if t == "NotesTransferred":
+    if (t in POSITION_TYPES or t in CONSENT_TYPES) and t != "TermsAmended":
+        terms_guards.check_amendments_hold(
+            state, state["retracted"], f"{t} dated {record['date']}", "date",
+            since=record["date"], extra=found)
+    if t in SALE_TYPES:
         sale = [e for name, e in found if name == "positions"]
         try:
             _check_shelf_sales(state, sale, state["retracted"], record["id"])
@@ -555,6 +615,7 @@ HOLDER_FIELDS: dict[str, tuple[str, ...]] = {
     "NotesTransferred": ("from_holder",),
     "NotesConverted": ("holder",),
     "NotesRetired": ("holder",),
+    "ConversionSharesTransferred": ("from_holder",),
 }
 # the rule named when an event's deal was never opened (the CLI adds the closest names)
 NEVER_OPENED = "a deal begins with its DealOpened"
@@ -633,6 +694,11 @@ def _check_retraction(state: dict[str, Any], record: dict[str, Any],
         return
     retracted = {**state["retracted"], target_id: record["id"]}
     trial = {**state, "retracted": retracted}
+    if target in POSITION_TYPES or target in CONSENT_TYPES:
+        if target == "TermsAmended":
+            trial = {**trial, "terms": terms_guards.amended_terms(trial)}
+        terms_guards.check_amendments_hold(trial, retracted, f"retracting {target_id}",
+                                           "data.event_id")
     # (at most one of an event's timelines can break when it is retracted, so the order
     # they are walked in cannot change the refusal)
     touched = _touched(state, target_id)
@@ -688,8 +754,9 @@ def fold(state: dict[str, Any], record: dict[str, Any],
     if t == "DealOpened":
         state["kind"] = data["kind"]
         state["opened"] = record["date"]
-        state["terms"] = {k: v for k, v in data["terms"].items()
-                          if k in ("effectiveness_period_years",)}
+        state["terms"] = state["base_terms"] = (
+            terms_guards.guard_terms(data["terms"]) if data["kind"] == "registration_rights"
+            else {})
     state["count"] += 1
     timelines = state["timelines"]
     for name, e in (effects(state, record) if found is None else found):
@@ -712,14 +779,20 @@ def fold(state: dict[str, Any], record: dict[str, Any],
     state["ids"][record["id"]] = t if method is None else [t, method]
     if record.get("key") is not None:
         state["keys"][record["key"]] = record["id"]
+    if t == "TermsAmended":
+        state["terms"] = terms_guards.amended_terms(state)
     if t == "EventRetracted":
         target_id = data["event_id"]
         state["retracted"][target_id] = record["id"]
-        if _type(state["ids"][target_id]) == "DealOpened":  # the deal is closed until reopened
-            state["kind"], state["opened"], state["terms"] = None, None, {}
+        target = _type(state["ids"][target_id])
+        if target == "DealOpened":  # the deal is closed until reopened
+            state["kind"], state["opened"], state["terms"], state["base_terms"] = \
+                None, None, {}, {}
         for name in _touched(state, target_id):
             timeline = state["timelines"][name]
             live = _live(state, timeline["entries"])
             _settle(name, timeline, live, state)
             timeline["last"] = max((list(_key(e)) for e in live), default=None)
+        if target == "TermsAmended":
+            state["terms"] = terms_guards.amended_terms(state)
     return state

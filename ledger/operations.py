@@ -9,6 +9,7 @@ from .errors import InvalidEvent, UsageError
 from .events import CATALOG, NewEvent, parse_event
 from .jsonl import loads
 from .terms import template as get_template
+from .termsfile import read_terms_file
 from .values import _name, _text
 
 
@@ -24,18 +25,7 @@ def opening_event(deal: str, *, template: str | None = None, terms_file: str | N
                "data": {"kind": t["kind"], "name": t["name"], "terms": t["terms"]},
                "source": f"template {template}"}
     else:
-        try:
-            with open(terms_file, "rb") as fh:
-                spec = loads(fh.read().decode("utf-8-sig"))
-        except OSError as err:
-            raise UsageError(f"cannot read {terms_file}: {err.strerror}", field="--terms") from None
-        except (ValueError, UnicodeDecodeError) as err:
-            raise InvalidEvent(f"not valid JSON: {err}", field="--terms") from None
-        if not isinstance(spec, dict):
-            raise InvalidEvent("must be a JSON object {kind, name, date, terms}", field="--terms")
-        missing = [k for k in ("kind", "name", "date", "terms") if k not in spec]
-        if missing:
-            raise InvalidEvent(f"is missing {', '.join(missing)}", field="--terms")
+        spec = read_terms_file(terms_file)
         obj = {"type": "DealOpened", "deal": deal, "date": spec["date"],
                "data": {k: spec[k] for k in ("kind", "name", "terms")},
                "source": f"terms file {terms_file}"}

@@ -35,7 +35,8 @@ TYPE_KINDS: dict[str, str] = {
          "HolderAffiliation", "QuestionnaireRequested", "QuestionnaireDelivered",
          "ShelfFiled", "ShelfEffective", "ShelfUnusable", "ShelfUsable", "SuspensionStarted",
          "SuspensionExtended", "SuspensionEnded", "AmendmentFiled", "TrusteeNotified",
-         "HoldersAdvised", "AdditionalInterestPaid", "ConsentGiven"), REGISTRATION_RIGHTS),
+         "HoldersAdvised", "AdditionalInterestPaid", "ConsentGiven", "ConversionPriceAdjusted",
+         "ConversionSharesTransferred", "Rule144kDate", "TermsAmended"), REGISTRATION_RIGHTS),
     **dict.fromkeys(
         ("InstrumentRegistered", "CapitalizationRecorded", "CamdenWarrantsIssued",
          "CamdenWarrantsVested", "CamdenWarrantsCancelled", "AdjustmentRecorded",
@@ -63,6 +64,8 @@ CONVERTERS: dict[str, dict[str, Callable[[str], Any]]] = {
     "NotesRetired": {"principal": Decimal},
     "AmendmentFiled": {"principal_added": Decimal},
     "AdditionalInterestPaid": {"payment_date": _day, "amount": Decimal},
+    "ConversionPriceAdjusted": {"new_price": Decimal},
+    "TermsAmended": {"effective": _day},
     "InstrumentRegistered": {"exercise_price": Decimal, "stated_value": Decimal,
                              "conversion_price": Decimal},
     "CamdenWarrantsIssued": {"exercise_price": Decimal, "consideration": Decimal},

@@ -70,12 +70,40 @@ def checks_of(arithmetic: Any, computation: Mapping[str, Any] | None
     return checks, unchecked
 
 
+_UNSET: Any = object()
+
+
 class Context:
     """What an explainer works from: the report, the deal's events by id, the figure."""
 
-    def __init__(self, report: Mapping[str, Any], events: Mapping[str, Any], loc: Located):
+    def __init__(self, report: Mapping[str, Any], events: Mapping[str, Any], loc: Located,
+                 deal: tuple[Any, Any] = (_UNSET, _UNSET)):
         self.report, self.events, self.loc = report, events, loc
         self.in_force = report.get("interpretations") or {}
+        self._terms, self._state = deal
+
+    @property
+    def terms(self) -> Any:
+        """The registration rights deal's terms (of the ``DealOpened`` the report used),
+        ``None`` for a letter deal: the deal's own clauses."""
+        if self._terms is _UNSET:
+            self._terms = None
+            if self.report.get("kind") == "registration_rights":
+                from ledger.dealterms import registration_terms
+
+                found = deal_opened(self)
+                if found:
+                    self._terms = registration_terms(self.events[found[0]].data["terms"])
+        return self._terms
+
+    def statements(self, clause: str | None, topic: str | None = None) -> list[dict[str, str]]:
+        """Each clause ``clause`` cites, stated: by our own table for the agreements the
+        package ships, by the deal's terms for any other (``clauses.deal.statements``)."""
+        if self._state is _UNSET:
+            from .clauses.deal import statements
+
+            self._state = statements(self.terms) if self.terms is not None else None
+        return (self._state or clause_statements)(clause, topic)
 
     def node(self, title: str, *, clause: str | None = None, rule: str | None = None,
              events: Iterable[str] = (), interpretations: Mapping[str, Any] | Iterable[str] = (),
@@ -88,7 +116,7 @@ class Context:
         checks, unchecked = checks_of(arithmetic, computation)
         return {
             "title": title, "clause": clause,
-            "clauses": clause_statements(clause, topic),
+            "clauses": self.statements(clause, topic),
             "rule": rule,
             "interpretations": [self.reading(n, v) for n, v in interpretations.items()],
             "events": [event_info(self.events[i]) if i in self.events
@@ -123,7 +151,8 @@ class Context:
 
     def at(self, path: str) -> "Context":
         """The context of another figure of the same report."""
-        return Context(self.report, self.events, locate(self.report, path))
+        return Context(self.report, self.events, locate(self.report, path),
+                       (self._terms, self._state))
 
 
 def extend(node: dict[str, Any], text: str, steps: Sequence[Step] = ()) -> None:

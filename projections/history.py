@@ -78,7 +78,9 @@ def history(events: Sequence[Event], figure: str, *, as_of: date,
         reads = now
         if not _opened(known):
             continue
-        last_report = report(known, as_of=as_of, known_at=moment, interpretations=in_force)
+        last_report = report(known, as_of=as_of, known_at=moment,
+                             interpretations=interpretations)
+        in_force = last_report["interpretations"]   # the deal's own readings included
         computed += 1
         found = locate(last_report, figure, missing_ok=True)
         after = strip_basis(found.value) if found.value is not ABSENT else ABSENT

@@ -42,10 +42,12 @@ REGISTRY: dict[str, Interpretation] = {i.name: i for i in (
          "first_90_days_always_quarter_point": "an episode's first 90 days always accrue "
                                                 "at 0.25%"}),
     Interpretation(
-        "overlapping_defaults", "episode", ("additive",), "RRA §3(a)",
+        "overlapping_defaults", "episode", ("additive", "highest"), "RRA §3(a)",
         "When Registration Defaults overlap, do their rates add up?",
         {"episode": "one rate clock per continuous episode; rates never add up",
-         "additive": "each default accrues its own rate from its own start"}),
+         "additive": "each default accrues its own rate from its own start",
+         "highest": "each default runs its own rate clock; the highest rate of the day "
+                    "stands"}),
     Interpretation(
         "conversion_forfeits", "unpaid", ("all_unpaid", "future_only"), "RRA §3(a)",
         "Which Additional Interest do converted Notes lose ('No Additional Interest shall "
@@ -158,9 +160,13 @@ REGISTRY: dict[str, Interpretation] = {i.name: i for i in (
 DEFAULTS: dict[str, str] = {name: i.default for name, i in REGISTRY.items()}
 
 
-def resolve(overrides: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The full set in force: defaults with ``overrides`` applied; ``ValueError`` if unknown."""
+def resolve(overrides: Mapping[str, str] | None = None,
+            pinned: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The full set in force: defaults, with the readings the deal's terms fix
+    (``pinned``, its ``readings``) and then ``overrides`` applied; ``ValueError`` if
+    unknown."""
     out = dict(DEFAULTS)
+    out.update(pinned or {})
     for name, value in (overrides or {}).items():
         if name not in REGISTRY:
             import difflib

@@ -13,7 +13,7 @@ from ledger.collector import paused
 from ledger.stored import REGISTRATION_RIGHTS, Event, format_timestamp
 
 from .interpretations import resolve
-from .timeline import Timeline, build_timeline
+from .timeline import Timeline, build_timeline, pinned_readings
 
 
 def kind_report(timeline: Timeline, interpretations: Mapping[str, str],
@@ -44,8 +44,9 @@ def report(events: Iterable[Event], *, as_of: date, known_at: datetime | None = 
 def _report(events: Iterable[Event], as_of: date, known_at: datetime | None,
             interpretations: Mapping[str, str] | None, bases: bool,
             sections: Collection[str] | None = None) -> dict[str, Any]:
-    in_force = resolve(interpretations)
+    resolve(interpretations)   # an unknown name or value fails before any reading
     timeline = build_timeline(events, as_of, known_at)
+    in_force = resolve(interpretations, pinned_readings(timeline))
     head = {
         "deal": timeline.deal,
         "kind": timeline.kind,

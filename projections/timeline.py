@@ -84,6 +84,16 @@ def parsed_terms(raw: Mapping[str, Any], parse: Callable[[dict[str, Any]], T]) -
     return found
 
 
+def pinned_readings(timeline: "Timeline") -> dict[str, str]:
+    """The readings a registration rights deal's terms fix (their ``readings``): the
+    deal's own defaults, which an explicit choice still switches."""
+    if timeline.kind != "registration_rights":
+        return {}
+    from ledger.dealterms import registration_terms
+
+    return parsed_terms(timeline.terms, registration_terms).pinned()
+
+
 def retracted_ids(events: Iterable[Event]) -> frozenset[str]:
     """Targets of effective retractions; a retraction that is itself retracted has none."""
     retractions = sorted((e for e in events if e.type == "EventRetracted"),

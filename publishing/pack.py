@@ -177,7 +177,6 @@ def build_pack(records: Sequence[Mapping[str, Any]], head: Mapping[str, Any], *,
     """Every file of the pack, name -> bytes (``manifest.json`` last): a pure function of
     the deal's stored records (in seq order), the ledger's head ``{seq, hash,
     recorded_at}`` and the report's arguments."""
-    from projections.interpretations import resolve
     from projections.timeline import retracted_ids
 
     from . import pack_html, reading
@@ -189,7 +188,7 @@ def build_pack(records: Sequence[Mapping[str, Any]], head: Mapping[str, Any], *,
     events = [Event.from_record(r) for r in records]
     report = reading.deal_report(events, as_of=as_of, known_at=known_at,
                                  interpretations=interpretations)
-    in_force = resolve(interpretations)
+    in_force = report["interpretations"]   # the deal's own readings included
     version = version or tool_version()
     files: dict[str, bytes] = {
         "events.jsonl": "".join(log_line(r) + "\n" for r in records).encode("utf-8"),

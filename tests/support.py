@@ -8,15 +8,26 @@ from typing import Any, Iterable
 
 from ledger.events import Event, format_timestamp, parse_event
 from ledger.terms import TEMPLATES
+from ledger.terms_v1 import V1_DEFAULTS
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
 
+#: the Infocrossing RRA's terms as schema version 1 wrote them (``ledger.terms_v1``): a
+#: deal opened with them reads as the template's; tests change them by their flat names
+INFOCROSSING_V1: dict[str, Any] = {
+    **V1_DEFAULTS, "closing_date": "2004-06-30", "first_interest_payment_date": "2005-01-15",
+    "maturity": "2024-07-15", "conversion_price": "15.36"}
+
+
 def opened(deal: str = "rra", template: str = "infocrossing-rra-2004",
            **term_overrides: Any) -> dict[str, Any]:
-    """A ``DealOpened`` event object for ``template``, terms optionally changed."""
+    """A ``DealOpened`` event object for ``template``, terms optionally changed (the
+    Infocrossing RRA's by their version 1 names: ``filing_deadline_days=30``)."""
     t = TEMPLATES[template]
-    terms = {**t["terms"], **term_overrides}
+    base = (INFOCROSSING_V1 if template == "infocrossing-rra-2004" and term_overrides
+            else t["terms"])
+    terms = {**base, **term_overrides}
     return {"type": "DealOpened", "deal": deal, "date": t["date"].isoformat(),
             "data": {"kind": t["kind"], "name": t["name"], "terms": terms}}
 

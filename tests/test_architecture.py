@@ -29,7 +29,7 @@ RANK = {room: rank for rank, room in enumerate(ROOMS)}
 # locks, stable, jsonl, operations): projections do no I/O. ``ledger.collector`` only holds
 # off Python's garbage collector around a computation: it changes no result.
 PURE_LEDGER = ("ledger.events", "ledger.stored", "ledger.dates", "ledger.values", "ledger.terms",
-               "ledger.dealterms", "ledger.calendar",
+               "ledger.dealterms", "ledger.registration_terms", "ledger.calendar",
                "ledger.daycount", "ledger.dayorder", "ledger.errors", "ledger.guards",
                "ledger.upcasting", "ledger.collector")
 # Libraries that do I/O or talk to a terminal: never in a projection.

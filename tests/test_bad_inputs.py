@@ -152,7 +152,7 @@ CORPUS: list[Case] = [
     C("deal-name-trailing-newline", lines(J("ShelfEffective", "2004-11-15", deal="rra\n")), 1,
       "deal", ("deal name",), pg=True),
     C("terms-out-of-bounds", lines(json.dumps(opened("rra3", filing_deadline_days=10**12))),
-      1, "data.terms.filing_deadline_days", ("at most 3660 days",), pg=True),
+      1, "data.terms.filing.count", ("at most 3660 days",), pg=True),
     C("terms-closing-in-9999", lines(json.dumps(opened(
         "rra3", closing_date="9999-12-31"))), 1, "data.terms.closing_date",
       ("between 1990-01-01 and 2100-12-31",)),
@@ -176,7 +176,12 @@ CORPUS: list[Case] = [
                                  to_holder="B", principal="1", under_shelf="yes")), 1,
       "data.under_shelf", ("true or false",)),
     C("enum-not-allowed", lines(J("NoticeSent", "2004-07-20", to="T", subject="s",
-                                  method="email")), 1, "data.method", ("NoticeSent schema",)),
+                                  method="pigeon")), 1, "data.method", ("NoticeSent schema",)),
+    # issue 33: a method the catalog knows but the deal's agreement does not name
+    C("notice-method-not-in-the-agreement", lines(J("NoticeSent", "2004-07-20", to="T",
+                                                    subject="s", method="email")), 1,
+      "data.method", ("the agreement gives notice only by hand, mail, telex, fax, courier",
+                      "RRA §10(E)")),
     C("holders-empty-list", lines(J("QuestionnaireRequested", "2004-09-01", holders=[])), 1,
       "data.holders", ("at least one holder",)),
     # ---------------------------------------------------------------- dates

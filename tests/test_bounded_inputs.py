@@ -72,56 +72,59 @@ def report(db: str, deal: str = RRA, *extra: str) -> dict:
 
 # ============================================================ 6. deal terms bounded
 
+# Version 1 terms (the flat names deals were opened with before issue 33) read as version
+# 2: each refusal names the version 2 term it became (``ledger.terms_v1``).
 @pytest.mark.parametrize("term, terms, phrase", [
-    ("filing_deadline_days", rra_terms(filing_deadline_days=10**12), "at most 3660 days"),
-    ("effectiveness_deadline_days", rra_terms(effectiveness_deadline_days=10**9),
+    ("filing.count", rra_terms(filing_deadline_days=10**12), "at most 3660 days"),
+    ("effectiveness.count", rra_terms(effectiveness_deadline_days=10**9),
      "at most 3660 days"),
-    ("effectiveness_period_years", rra_terms(effectiveness_period_years=8000),
-     "at most 50 years"),
+    ("effectiveness_period.ends.0.years", rra_terms(effectiveness_period_years=8000),
+     "from 1 to 50 years"),
     ("closing_date", rra_terms(closing_date="9999-12-31"),
      "between 1990-01-01 and 2100-12-31"),
     ("closing_date", rra_terms(closing_date="1989-12-31"),
      "between 1990-01-01 and 2100-12-31"),
-    ("suspension_limits.long_window_days",
+    ("suspensions.windows.1.in_days",
      rra_terms(suspension_limits={"long_window_days": 10**9}), "at most 3660 days"),
-    ("suspension_limits.window_limit", rra_terms(suspension_limits={"window_limit": 91}),
-     "cannot fit in a window_days of 90 days"),
-    ("suspension_limits.long_window_days",
-     rra_terms(suspension_limits={"long_window_days": 60, "long_window_limit": 45}),
-     "at least window_days (90)"),
-    ("suspension_limits.single_material",
-     rra_terms(suspension_limits={"single_material": 30}), "at least single (45)"),
-    ("cure_business_days", rra_terms(cure_business_days=10**7), "at most 260 Business Days"),
-    ("questionnaire_business_days", rra_terms(questionnaire_business_days=10**7),
+    ("suspensions.windows.0.days", rra_terms(suspension_limits={"window_limit": 91}),
+     "91 days cannot fit in a window of 90 days"),
+    ("suspensions.single.material_days",
+     rra_terms(suspension_limits={"single_material": 30}), "at least days (45)"),
+    ("defaults.unusable.cure.count", rra_terms(cure_business_days=10**7),
      "at most 260 Business Days"),
-    ("amendment_business_days", rra_terms(amendment_business_days=261),
+    ("questionnaire.deadline.count", rra_terms(questionnaire_business_days=10**7),
      "at most 260 Business Days"),
-    ("trustee_notice_business_days", rra_terms(trustee_notice_business_days=10**7),
+    ("questionnaire.late_amendment.within.count", rra_terms(amendment_business_days=261),
      "at most 260 Business Days"),
-    ("advise_holders_business_days", rra_terms(advise_holders_business_days=10**7),
+    ("trustee_notice.within.count", rra_terms(trustee_notice_business_days=10**7),
      "at most 260 Business Days"),
-    ("mail_notice_business_days", rra_terms(mail_notice_business_days=10**7),
+    ("advise_holders.within.count", rra_terms(advise_holders_business_days=10**7),
      "at most 260 Business Days"),
-    ("questionnaire_form_days", rra_terms(questionnaire_form_days=3661), "at most 3660 days"),
-    ("filing_deadline_days", rra_terms(filing_deadline_days="15"), "whole number of days"),
-    ("rates.first", rra_terms(rates={"first": "-0.25"}), "must not be negative"),
-    ("rates.step", rra_terms(rates={"step": "25.01"}), "at most 25"),
-    ("rates.first_days", rra_terms(rates={"first_days": 367}), "at most 366 days"),
-    ("rates.step_from_anniversary", rra_terms(rates={"step_from_anniversary": 1}),
-     "at least second_until_anniversary (2)"),
+    ("notices.methods.1.count", rra_terms(mail_notice_business_days=10**7),
+     "at most 260 days"),
+    ("questionnaire.form_deadline.count", rra_terms(questionnaire_form_days=3661),
+     "at most 3660 days"),
+    ("filing.count", rra_terms(filing_deadline_days="15"), "valid integer"),
+    ("damages.steps.0.set", rra_terms(rates={"first": "-0.25"}), "must not be negative"),
+    ("damages.steps.3.add", rra_terms(rates={"step": "25.01"}), "at most 25"),
+    ("damages.steps.1.after_days", rra_terms(rates={"first_days": 3661}), "from 0 to 3660"),
+    ("damages.steps.3.anniversary", rra_terms(rates={"step_from_anniversary": 1}),
+     "at least the anniversary before it (2)"),
     ("maturity", rra_terms(maturity="2004-06-01"), "must be after the first Interest Payment"),
     ("maturity", rra_terms(maturity="2054-07-15"), "within 50 years of the closing date"),
-    ("first_interest_payment_date", rra_terms(first_interest_payment_date="2004-06-15"),
+    ("payment.first_interest_payment_date",
+     rra_terms(first_interest_payment_date="2004-06-15"),
      "after the closing date 2004-06-30 and within a year"),
-    ("first_interest_payment_date", rra_terms(first_interest_payment_date="2006-01-15"),
-     "within a year"),
-    ("first_interest_payment_date", rra_terms(first_interest_payment_date="2005-01-16"),
+    ("payment.first_interest_payment_date",
+     rra_terms(first_interest_payment_date="2006-01-15"), "within a year"),
+    ("payment.first_interest_payment_date",
+     rra_terms(first_interest_payment_date="2005-01-16"),
      "not on one of the interest_payment_dates (01-15, 07-15)"),
-    ("effectiveness_deadline_days", rra_terms(effectiveness_deadline_days=10),
-     "at least filing_deadline_days (15)"),
-    ("interest_payment_dates.1", rra_terms(interest_payment_dates=["01-15", "01-15"]),
+    ("effectiveness.count", rra_terms(effectiveness_deadline_days=10),
+     "at least filing.count (15)"),
+    ("payment.interest_payment_dates.1", rra_terms(interest_payment_dates=["01-15", "01-15"]),
      "listed twice"),
-    ("record_dates.1", rra_terms(record_dates=["01-01", "01-01"]), "listed twice"),
+    ("payment.record_dates.1", rra_terms(record_dates=["01-01", "01-01"]), "listed twice"),
 ])
 def test_rra_terms_out_of_bounds_are_refused_naming_the_term(term, terms, phrase):
     refused_term(RRA_KIND, terms, term, phrase)
@@ -148,6 +151,7 @@ def test_terms_at_their_bounds_are_accepted():
                      effectiveness_deadline_days=3660, effectiveness_period_years=50,
                      rates={"first": "0", "step": "25"})
     assert validate_terms(RRA_KIND, edge)["maturity"] == "2150-12-31"
+    assert validate_terms(RRA_KIND, edge)["effectiveness_period"]["ends"][0]["years"] == 50
     early = rra_terms(closing_date="1990-01-01", first_interest_payment_date="1990-07-15",
                       maturity="1991-01-15")
     assert validate_terms(RRA_KIND, early)["closing_date"] == "1990-01-01"
@@ -159,9 +163,9 @@ def test_the_templates_are_within_the_bounds():
 
 
 @pytest.mark.parametrize("changes, field", [
-    ({"filing_deadline_days": 10**12}, "data.terms.filing_deadline_days"),
+    ({"filing_deadline_days": 10**12}, "data.terms.filing.count"),
     ({"closing_date": "9999-12-31"}, "data.terms.closing_date"),
-    ({"rates": {"first": "-1"}}, "data.terms.rates.first"),
+    ({"rates": {"first": "-1"}}, "data.terms.damages.steps.0.set"),
     ({"maturity": "2004-01-01"}, "data.terms.maturity"),
 ])
 def test_init_with_terms_out_of_bounds_is_refused_and_writes_nothing(db, tmp_path, changes,
@@ -244,13 +248,15 @@ def test_a_deal_stored_with_unbounded_terms_is_named_and_can_be_corrected(db):
 
     from ledger.events import NewEvent
 
-    terms = {**TEMPLATES["infocrossing-rra-2004"]["terms"], "filing_deadline_days": 10**12}
+    from tests.support import INFOCROSSING_V1
+
+    terms = {**INFOCROSSING_V1, "filing_deadline_days": 10**12}
     with Ledger(db) as ledger:
         ledger.append([NewEvent("DealOpened", "old", date(2004, 6, 30),
                                 {"kind": RRA_KIND, "name": "n", "terms": terms})], user="then")
     message = refused_unchanged(db, 3, "report", "old", "--as-of", "2005-01-31", "--db", db)
     assert "field 'DealOpened'" in message
-    assert "terms.filing_deadline_days: must be at most 3660 days" in message
+    assert "terms.filing.count: must be at most 3660 days" in message
     opened_id = records(db)[-1]["id"]
     ok(run("retract", opened_id, "--reason", "filing deadline is 15 days", "--db", db))
     ok(run("init", "old", "--template", "infocrossing-rra-2004", "--db", db))

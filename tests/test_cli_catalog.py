@@ -32,10 +32,10 @@ def test_types_lists_every_type_with_its_fields():
     out = ok(run("types"))
     for name in CATALOG:
         assert f"\n{name} (" in "\n" + out
-    # NotesTransferred: from_holder, to_holder, principal required; under_shelf optional
+    # NotesTransferred: from_holder, to_holder, principal required; under optional
     block = out.split("\nNotesTransferred (")[1].split("\n\n")[0]
     assert "from_holder" in block and "principal    required; amount" in block
-    assert "under_shelf  optional, default false; true or false" in block
+    assert "under        optional, default private; one of: shelf, rule_144, private" in block
     assert '"type": "NotesTransferred"' in block
 
 
@@ -58,7 +58,7 @@ def test_types_json_and_csv():
     assert table == [{"type": "ShelfUnusable", "kind": "registration_rights",
                       "field": "reason", "required": "true",
                       "accepts": "one of: stop_order, ceased_effective, "
-                                 "material_misstatement, other",
+                                 "material_misstatement, selling_holder_information, other",
                       "default": "", "example": '"stop_order"'}]
 
 

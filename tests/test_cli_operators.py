@@ -61,7 +61,9 @@ def test_init_from_a_template_appends_deal_opened(db):
 
 
 def test_init_from_a_terms_file(db, tmp_path):
-    terms = {**TEMPLATES[RRA]["terms"], "filing_deadline_days": 30}
+    from tests.support import INFOCROSSING_V1   # version 1 terms, as files were written
+
+    terms = {**INFOCROSSING_V1, "filing_deadline_days": 30}
     path = tmp_path / "terms.json"
     path.write_text(json.dumps({"kind": "registration_rights", "name": "Another shelf",
                                 "date": "2004-06-30", "terms": terms}))

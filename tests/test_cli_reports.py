@@ -348,7 +348,8 @@ def test_interest_with_act_360(tmp_path):
     terms = tmp_path / "terms.json"
     t = TEMPLATES[RRA]
     terms.write_text(json.dumps({"kind": t["kind"], "name": t["name"], "date": "2004-06-30",
-                                 "terms": {**t["terms"], "day_count": "ACT/360"}}))
+                                 "terms": {**t["terms"], "payment": {
+                                     **t["terms"]["payment"], "day_count": "ACT/360"}}}))
     db = ledger(tmp_path / "act.db", RRA, RRA, *EXAMPLE_1, terms_file=terms)
     # ACT/360: 2004-10-29 to 2004-11-15 is 3 + 14 = 17 actual days;
     # 60,000,000 × 0.0025 × 17/360 = 7,083.333… → 7,083.33 (SPEC §8 example 1)

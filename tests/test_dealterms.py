@@ -1,7 +1,8 @@
-"""The terms as the projections read them (``ledger.dealterms``, issue 17) are the terms of
-``ledger.terms``' models, without pydantic: the same fields in the same order with the
-same defaults, and every stored (validated, normalised) form reads to the same values,
-of the same types, as the models read it."""
+"""The terms as the projections read them (``ledger.dealterms``, issue 17) are the terms
+``ledger.terms`` validates, read without pydantic: a registration rights deal's are the
+schema's own dataclasses (``ledger.registration_terms``, issue 33), and every stored
+(validated, normalised) form reads to the same values, of the same types, as the
+validation makes; the letter's are dataclasses with the models' fields and defaults."""
 
 from __future__ import annotations
 
@@ -17,11 +18,9 @@ from hypothesis import strategies as st
 
 from ledger import dealterms, terms
 from ledger.terms import TEMPLATES, validate_terms
+from ledger.terms_v1 import V1_DEFAULTS
 
-PAIRS = [(dealterms.RegistrationTerms, terms.RegistrationTerms),
-         (dealterms.SuspensionLimits, terms.SuspensionLimits),
-         (dealterms.Rates, terms.Rates),
-         (dealterms.LetterTerms, terms.LetterTerms),
+PAIRS = [(dealterms.LetterTerms, terms.LetterTerms),
          (dealterms.PreferredDividends, terms.PreferredDividends)]
 # CI runs a few seeded examples; DEAL_LEDGER_LONG=1 runs twenty times as many.
 LONG = 20 if os.environ.get("DEAL_LEDGER_LONG") else 1
@@ -30,6 +29,8 @@ RRA, LETTER = TEMPLATES["infocrossing-rra-2004"], TEMPLATES["infocrossing-letter
 
 def _plain(value):
     """A view or a model as nested plain values, each leaf with its type."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
     if dataclasses.is_dataclass(value):
         return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, BaseModel):
@@ -67,34 +68,52 @@ def test_the_templates_read_as_the_models_read_them():
     _same_as_model(LETTER["kind"], LETTER["terms"])
     t = dealterms.registration_terms(validate_terms(RRA["kind"], RRA["terms"]))
     # RRA §2(a)(i): 15 days; §3(a): 0.25% for the first 90 days; Notes due 2024
-    assert (t.filing_deadline_days, t.rates.first, t.rates.first_days, t.maturity) == \
-        (15, Decimal("0.25"), 90, date(2024, 7, 15))
+    assert (t.filing.count, t.damages.steps[0].set, t.damages.steps[1].after_days,
+            t.maturity) == (15, Decimal("0.25"), 90, date(2024, 7, 15))
     letter = dealterms.letter_terms(validate_terms(LETTER["kind"], LETTER["terms"]))
     assert letter.preferred_dividends.rate == Decimal("8.00")  # "8% Series A" (Letter ¶2)
 
 
 @settings(max_examples=60 * LONG, deadline=None, derandomize=True)
-@given(drop=st.sets(st.sampled_from(sorted(RRA["terms"]))),
+@given(drop=st.sets(st.sampled_from(sorted(V1_DEFAULTS))),
        filing=st.integers(1, 60), cure=st.integers(1, 30),
        first=st.decimals("0.01", "5.00", places=2), record=st.sampled_from(
            [["01-01", "07-01"], ["12-31", "06-30"], ["01-01"]]),
        day_count=st.sampled_from(["30/360", "ACT/360", "ACT/365F", "ACT/ACT-ISDA"]))
-def test_any_registration_terms_read_as_the_model_reads_them(drop, filing, cure, first,
-                                                              record, day_count):
-    """Terms with defaults left out (an older record, or a deal opened with a terms file
-    that gives only some), and with other values, read alike."""
-    raw = {**RRA["terms"], "filing_deadline_days": filing, "cure_business_days": cure,
-           "rates": {**RRA["terms"]["rates"], "first": str(first)}, "record_dates": record,
+def test_any_registration_terms_read_as_the_validation_reads_them(drop, filing, cure, first,
+                                                                  record, day_count):
+    """Terms of version 1 with defaults left out (an older record, or a terms file that
+    gives only some), and with other values, read alike; so do version 2 terms changed."""
+    from tests.support import INFOCROSSING_V1
+
+    raw = {**INFOCROSSING_V1, "filing_deadline_days": filing, "cure_business_days": cure,
+           "rates": {**V1_DEFAULTS["rates"], "first": str(first)}, "record_dates": record,
            "day_count": day_count, "effectiveness_deadline_days": max(filing, 120)}
-    required = {"closing_date", "first_interest_payment_date", "maturity",
-                "conversion_price"}
-    raw = {k: v for k, v in raw.items() if k not in drop - required}
+    raw = {k: v for k, v in raw.items() if k not in drop}
     _same_as_model(RRA["kind"], raw)
-    # a record that predates a term: the stored JSON itself lacks it
     stored = validate_terms(RRA["kind"], raw)
-    older = {k: v for k, v in stored.items() if k not in drop - required}
-    assert _plain(dealterms.registration_terms(older)) == \
-        _plain(terms.registration_terms(older))
+    assert stored["payment"]["day_count"] == ("30/360" if "day_count" in drop else day_count)
+    assert stored["filing"]["count"] == (15 if "filing_deadline_days" in drop else filing)
+    changed = {**stored, "damages": {**stored["damages"], "cap": str(first)},
+               "payment": {**stored["payment"], "roll": "none"}}
+    _same_as_model(RRA["kind"], changed)
+
+
+def test_the_readings_a_deal_fixes_are_the_registered_interpretations():
+    """``Readings`` (the terms' ``readings``) names each registration interpretation
+    (SPEC §6) with exactly its values: a deal may fix any of them, none other."""
+    import typing
+
+    from ledger.registration_terms import Readings
+    from projections.interpretations import REGISTRY
+    from projections.registration.readings import REGISTRATION_READINGS
+
+    fields = {f.name: f for f in dataclasses.fields(Readings)}
+    assert set(fields) == set(REGISTRATION_READINGS)
+    hints = typing.get_type_hints(Readings)
+    for name in fields:
+        literal = [a for a in typing.get_args(hints[name]) if a is not type(None)][0]
+        assert set(typing.get_args(literal)) == set(REGISTRY[name].values), name
 
 
 @settings(max_examples=40 * LONG, deadline=None, derandomize=True)
@@ -116,7 +135,8 @@ def test_an_unknown_or_missing_term_is_refused_like_the_model_refuses_it():
     with pytest.raises(ValueError, match="typo_days: unknown term"):
         dealterms.registration_terms({**stored, "typo_days": 3})
     with pytest.raises(ValueError, match="unknown term"):
-        dealterms.registration_terms({**stored, "rates": {**stored["rates"], "fourth": "1"}})
+        dealterms.registration_terms({**stored, "damages": {**stored["damages"],
+                                                            "fourth": "1"}})
     with pytest.raises(ValueError, match="maturity: is required"):
         dealterms.registration_terms({k: v for k, v in stored.items() if k != "maturity"})
     for bad in ({**stored, "typo_days": 3},

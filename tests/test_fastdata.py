@@ -217,7 +217,7 @@ def test_refusals_are_still_worded_by_the_model(data, error):
 
 
 def test_a_valid_event_normalised_as_the_model_does():
-    # NFC and trimmed names, cents kept as text, the default under_shelf filled in,
+    # NFC and trimmed names, cents kept as text, the default under filled in,
     # in the model's field order (the order the stored JSON keeps)
     data = {"principal": Decimal("1200000.50"), "to_holder": " Bena\u0301ke\u0301 L.P.",
             "from_holder": "Holder 0001"}
@@ -225,4 +225,4 @@ def test_a_valid_event_normalised_as_the_model_does():
                               "data": data}, line=1)
     assert list(new.data.items()) == [("from_holder", "Holder 0001"),
                                       ("to_holder", "Ben\u00e1k\u00e9 L.P."),
-                                      ("principal", "1200000.50"), ("under_shelf", False)]
+                                      ("principal", "1200000.50"), ("under", "private")]

@@ -1,12 +1,13 @@
-"""The guard state's layout 3 (``ledger.guards.FORMAT``) and the snapshots of layout 2
-that ledgers written before it hold: appends read them (``guards.upgrade``), ``verify``
-checks them against the events, and an edited one is caught as before.
+"""The guard state's layouts (``ledger.guards.FORMAT``, 4) and the snapshots of older ones
+that ledgers written before it hold.
 
 Layout 2 kept, for every event id, ``[type, date, timelines touched, method]``; layout 3
 keeps the type (with its method for a NoticeSent), and reads the timelines back from
-their entries (which name their event). ``_layout_2`` below writes a state in the old layout
-as the old ``fold`` made it: the timelines in the order ``guards.effects`` gives them,
-the method of a NoticeSent (``None`` if it has none) and ``None`` for every other type.
+their entries (which name their event); layout 4 (issue 33) keeps the deal's terms in
+force besides (``terms``, ``base_terms``), which the write-side rules of each agreement
+read. A snapshot of layout 2 or 3 has no terms to give: appends rebuild the state from
+the deal's events rather than read it, ``verify`` passes over it, and the next snapshot
+is of layout 4. ``guards.upgrade`` still turns layout 2's ``ids`` into layout 3's.
 """
 
 from __future__ import annotations
@@ -26,9 +27,17 @@ from tests.support import ev, opened
 from tests.test_integrity import RawSnapshots, _append
 
 
+def _layout_3(state: dict) -> dict:
+    """``state`` (layout 4) as layout 3 kept it: no terms."""
+    old = {k: copy.deepcopy(v) for k, v in state.items() if k != "base_terms"}
+    old["format"], old["terms"] = 3, {"effectiveness_period_years": 2}
+    return old
+
+
 def _layout_2(state: dict, records: list[dict]) -> dict:
-    """``state`` (layout 3, of ``records``) in layout 2, as the code before it folded it."""
-    old = copy.deepcopy(state)
+    """``state`` (layout 4, of ``records``) in layout 2, as the code before layout 3
+    folded it."""
+    old = _layout_3(state)
     old["format"] = 2
     old["ids"] = {r["id"]: [r["type"], r["date"], [name for name, _e in guards.effects({}, r)],
                             r["data"].get("method") if r["type"] == "NoticeSent" else None]
@@ -61,16 +70,16 @@ def _fold(records: list[dict]) -> dict:
     return state
 
 
-def _to_layout_2(url: str, edit=None) -> int:
-    """Rewrite the deal's latest snapshot in layout 2, sealed as the old code sealed it
-    (``edit``: a change to make to the old state first). Returns its version."""
+def _to_old_layout(url: str, layout: int, edit=None) -> int:
+    """Rewrite the deal's latest snapshot in ``layout`` (2 or 3), sealed as the old code
+    sealed it (``edit``: a change to make to the old state first). Returns its version."""
     snaps = RawSnapshots(url)
     (oid, version, raw), = snaps.states()
     doc = json.loads(raw.decode())
     state = doc["state"]
-    assert state["guard"]["format"] == guards.FORMAT == 3
+    assert state["guard"]["format"] == guards.FORMAT == 4
     upto = [r for r in _records(url) if r["seq"] <= state["at"][0]]
-    old = _layout_2(state["guard"], upto)
+    old = _layout_2(state["guard"], upto) if layout == 2 else _layout_3(state["guard"])
     if edit is not None:
         edit(old)
     state["guard"] = old
@@ -79,7 +88,7 @@ def _to_layout_2(url: str, edit=None) -> int:
     return version
 
 
-def test_upgrade_of_the_old_layout_equals_the_fold(sqlite_url):
+def test_upgrade_of_layout_2_is_layout_3(sqlite_url):
     _deal(sqlite_url)
     records = _records(sqlite_url)
     state = _fold(records)
@@ -87,12 +96,13 @@ def test_upgrade_of_the_old_layout_equals_the_fold(sqlite_url):
     assert sorted(set(methods)) == ["fax", "hand"] and len(methods) == 110
     old = _layout_2(state, records)
     assert old["ids"] != state["ids"]
-    assert guards.upgrade(old) == state
-    assert guards.upgrade(state) is state and state["format"] == 3   # already layout 3
+    assert guards.upgrade(old) == _layout_3(state)
+    assert guards.upgrade(state) is state and state["format"] == 4   # already layout 4
+    assert state["terms"]["notices"]["section"] == "RRA §10(E)"      # what 4 adds
 
 
-def test_the_new_layout_takes_less_text():
-    # what the layout change is for: the same deal's state encodes smaller
+def test_the_new_layout_takes_less_text_than_layout_2():
+    # what layout 3 was for: the same deal's state encodes smaller (the terms aside)
     from ledger.store.canonical import _canonical_text
 
     state = guards.new_state()
@@ -104,22 +114,25 @@ def test_the_new_layout_takes_less_text():
         record = {**e, "seq": seq, "id": f"{seq:08d}-0000-4000-8000-000000000000"}
         guards.fold(state, record, guards.check(state, record))
         records.append(record)
-    new, old = len(_canonical_text(state)), len(_canonical_text(_layout_2(state, records)))
+    new, old = len(_canonical_text(_layout_3(state))), \
+        len(_canonical_text(_layout_2(state, records)))
     assert new < old * 0.85, (new, old)   # 200 notices: 34 bytes less each
 
 
-def test_a_layout_2_snapshot_is_read_by_appends_and_verified(store_url):
+@pytest.mark.parametrize("layout", [2, 3])
+def test_an_older_layout_snapshot_is_rebuilt_by_appends_and_passed_over_by_verify(
+        store_url, layout):
     _deal(store_url)
-    version = _to_layout_2(store_url)
+    _to_old_layout(store_url, layout)
     with Ledger(store_url, create=False) as ledger:
         assert verify(ledger).ok
     with Ledger(store_url, create=False) as ledger:
-        stream = ledger._from_snapshot("rra")
-        assert stream is not None and stream.version == version   # the snapshot was used
+        assert ledger._from_snapshot("rra") is None   # not read: rebuilt from the events
         from eventsourcing.application import Repository
 
         replayed = Repository(event_store=ledger.app.events).get(deal_id("rra"))
-        assert stream.guard == replayed.guard and stream.guard["format"] == 3
+        assert ledger._deal("rra").guard == replayed.guard
+        assert replayed.guard["format"] == 4
     records = _records(store_url)
     fax = next(r["id"] for r in records if r["data"].get("method") == "fax")
     hand = next(r["id"] for r in records if r["data"].get("method") == "hand")
@@ -141,14 +154,16 @@ def test_a_layout_2_snapshot_is_read_by_appends_and_verified(store_url):
         assert ledger._deal("rra").guard == _fold(_records(store_url))
 
 
-def test_a_layout_2_snapshot_edited_and_resealed_is_caught_by_verify(store_url):
+def test_a_snapshot_edited_and_resealed_is_caught_by_verify(store_url):
     _deal(store_url)
-
-    def fax_for_hand(old):   # a hand notice made acknowledgeable
-        eid = next(e for e, v in old["ids"].items() if v[3] == "hand")
-        old["ids"][eid][3] = "fax"
-
-    _to_layout_2(store_url, fax_for_hand)
+    snaps = RawSnapshots(store_url)
+    (oid, version, raw), = snaps.states()
+    doc = json.loads(raw.decode())
+    guard = doc["state"]["guard"]
+    eid = next(e for e, v in guard["ids"].items() if type(v) is list and v[1] == "hand")
+    guard["ids"][eid][1] = "fax"   # a hand notice made acknowledgeable
+    doc["state"]["seal"] = seal(guard, doc["state"]["at"], version)
+    snaps.set_state(oid, version, json.dumps(doc, separators=(",", ":")).encode())
     with Ledger(store_url, create=False) as ledger:
         v = verify(ledger)
     assert not v.ok and "does not match" in v.reason, v.line()
@@ -166,8 +181,8 @@ CENTS = st.integers(1, 500).map(lambda n: f"{n}.00")
 _EVENTS = st.one_of(
     st.builds(lambda h, p: ("NotesIssued", {"holder": h, "principal": p}), HOLDERS, CENTS),
     st.builds(lambda f, t, p, u: ("NotesTransferred", {"from_holder": f, "to_holder": t,
-                                                       "principal": p, "under_shelf": u}),
-              HOLDERS, HOLDERS, CENTS, st.booleans()),
+                                                       "principal": p, "under": u}),
+              HOLDERS, HOLDERS, CENTS, st.sampled_from(["shelf", "rule_144", "private"])),
     st.builds(lambda h, p: ("NotesConverted", {"holder": h, "principal": p, "shares": 3}),
               HOLDERS, CENTS),
     st.builds(lambda h, p: ("NotesRetired", {"holder": h, "principal": p}), HOLDERS, CENTS),
@@ -215,4 +230,4 @@ def test_the_timelines_an_event_touched_are_those_layout_2_kept(steps):
     for r in records:
         kept = {name for name, _e in guards.effects({}, r)}
         assert set(guards._touched(state, r["id"])) == kept, r
-    assert guards.upgrade(_layout_2(state, records)) == state
+    assert guards.upgrade(_layout_2(state, records)) == _layout_3(state)

@@ -223,7 +223,7 @@ def test_a_sale_under_the_shelf_before_it_is_effective_is_refused(store_url):
                             ev("ShelfFiled", "2004-07-13")))
         with pytest.raises(RuleViolation) as err:      # not effective at all yet
             ledger.append(batch(EARLY_SALE))
-        assert (err.value.field, err.value.rule) == ("data.under_shelf",
+        assert (err.value.field, err.value.rule) == ("data.under",
                                                      "RRA §1 Transfer Restricted Securities (A)")
         assert "the shelf is not effective" in str(err.value)
         with pytest.raises(RuleViolation) as err:      # effective later in the same batch

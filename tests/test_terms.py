@@ -14,10 +14,8 @@ from ledger.events import parse_event
 from ledger.terms import (
     DAY_COUNTS,
     LETTER_CLAUSES,
-    RRA_CLAUSES,
     TEMPLATES,
     LetterTerms,
-    RegistrationTerms,
     letter_terms,
     registration_terms,
     template,
@@ -30,7 +28,13 @@ LETTER = "infocrossing-letter-2002"
 
 
 def rra_terms(**changes):
-    return {**TEMPLATES[RRA]["terms"], **changes}
+    """The template's terms; with ``changes``, version 1 terms (flat, by their version 1
+    names: ``filing_deadline_days=30``) changed, which read as version 2."""
+    if not changes:
+        return dict(TEMPLATES[RRA]["terms"])
+    from tests.support import INFOCROSSING_V1
+
+    return {**INFOCROSSING_V1, **changes}
 
 
 def letter(**changes):
@@ -92,10 +96,27 @@ def test_unknown_template_lists_the_known_ones():
 # ----------------------------------------------------------------------- clauses
 
 
-def test_every_rra_term_has_a_clause():
-    assert set(TEMPLATES[RRA]["terms"]) == set(RRA_CLAUSES)
-    assert set(RegistrationTerms.model_fields) == set(RRA_CLAUSES)
-    assert TEMPLATES[RRA]["clauses"] is RRA_CLAUSES
+def _rules(value, path=""):
+    """Every rule of the terms (an object with a ``section``) by its path."""
+    if isinstance(value, dict):
+        if "section" in value:
+            yield path, value
+        for k, v in value.items():
+            if k != "citations":
+                yield from _rules(v, f"{path}.{k}" if path else k)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _rules(v, f"{path}.{i}")
+
+
+def test_every_rra_rule_carries_its_clause():
+    terms = TEMPLATES[RRA]["terms"]
+    rules = dict(_rules(terms))
+    assert all(r["section"].startswith("RRA §") for r in rules.values())
+    # every rule read from the text carries the sentence it was read from
+    assert all(r.get("quote") for r in rules.values())
+    assert set(terms["citations"]) == {"closing_date", "maturity", "conversion_price",
+                                       "record_dates", "business_day", "suspension_notice"}
 
 
 def test_every_letter_term_has_a_clause():
@@ -104,27 +125,34 @@ def test_every_letter_term_has_a_clause():
     assert TEMPLATES[LETTER]["clauses"] is LETTER_CLAUSES
 
 
-@pytest.mark.parametrize("term, clause", [
-    ("closing_date", "§1"),
-    ("filing_deadline_days", "§2(a)(i)"),
-    ("effectiveness_deadline_days", "§2(a)(ii)"),
-    ("effectiveness_period_years", "§2(a)(iii)"),
-    ("cure_business_days", "§3(a)(iii)"),
-    ("suspension_limits", "§4(b)(i)"),
-    ("suspension_limits", "§3(a)(iv)"),
-    ("rates", "§3(a)"),
-    ("record_dates", "Record Holder"),
-    ("conversion_price", "Majority of Holders"),
-    ("questionnaire_business_days", "§2(b)"),
-    ("questionnaire_business_days", "§4(d)"),
-    ("amendment_business_days", "§2(b)"),
-    ("amendment_min_principal", "§2(b)"),
-    ("trustee_notice_business_days", "§3(b)"),
-    ("advise_holders_business_days", "§4(b)(iii)"),
-    ("mail_notice_business_days", "§10(E)"),
+@pytest.mark.parametrize("path, clause", [
+    ("filing", "RRA §2(a)(i)"),
+    ("effectiveness", "RRA §2(a)(ii)"),
+    ("effectiveness_period", "RRA §2(a)(iii)"),
+    ("effectiveness_period.ends.0", "RRA §2(a)(iii)(x)"),
+    ("effectiveness_period.ends.1", "RRA §2(a)(iii)(y)"),
+    ("effectiveness_period.ends.2", "RRA §2(a)(iii)(z)"),
+    ("defaults.filing", "RRA §3(a)(i)"),
+    ("defaults.effectiveness", "RRA §3(a)(ii)"),
+    ("defaults.unusable", "RRA §3(a)(iii)"),
+    ("defaults.suspension", "RRA §3(a)(iv)(A)"),
+    ("suspensions.windows.1.default", "RRA §3(a)(iv)(B)"),
+    ("suspensions", "RRA §4(b)(i)"),
+    ("damages", "RRA §3(a)"),
+    ("damages.steps.0", "RRA §3(a)(i)"),
+    ("damages.steps.3", "RRA §3(a)(iv)"),
+    ("payment", "RRA §3(b)"),
+    ("questionnaire", "RRA §2(b), §4(d)"),
+    ("trustee_notice", "RRA §3(b)"),
+    ("advise_holders", "RRA §4(b)(iii)"),
+    ("notices", "RRA §10(E)"),
+    ("amendments", "RRA §10(D)"),
+    ("amendments.majority", "RRA §1 Majority of Holders"),
+    ("amendments.majority.affiliates", "RRA §10(H)"),
+    ("transfer_restricted", "RRA §1 Transfer Restricted Securities"),
 ])
-def test_rra_clauses_cite_the_spec_clause(term, clause):
-    assert clause in RRA_CLAUSES[term]
+def test_rra_rules_cite_the_spec_clause(path, clause):
+    assert dict(_rules(TEMPLATES[RRA]["terms"]))[path]["section"] == clause
 
 
 def test_letter_cutoff_cites_paragraph_3():
@@ -136,59 +164,99 @@ def test_letter_cutoff_cites_paragraph_3():
 
 def test_rra_template_values_are_spec_4_1():
     t = registration_terms(TEMPLATES[RRA]["terms"])
-    assert t.closing_date == date(2004, 6, 30)
-    assert t.filing_deadline_days == 15
-    assert t.effectiveness_deadline_days == 120
-    assert t.effectiveness_period_years == 2
-    assert t.cure_business_days == 5
-    limits = t.suspension_limits
-    assert (limits.single, limits.single_material) == (45, 60)
-    assert (limits.window_days, limits.window_limit, limits.window_limit_material) == (90, 45, 60)
-    assert (limits.long_window_days, limits.long_window_limit) == (360, 90)
-    r = t.rates
-    assert r.first_days == 90
-    assert (r.first, r.second, r.third, r.step) == (Decimal("0.25"), Decimal("1.00"),
-                                                    Decimal("3.00"), Decimal("2.00"))
-    assert r.second_until_anniversary == 2 and r.step_from_anniversary == 3
-    assert t.interest_payment_dates == ["01-15", "07-15"]
-    assert t.first_interest_payment_date == date(2005, 1, 15)
-    assert t.record_dates == ["01-01", "07-01"]
-    assert t.day_count == "30/360"
+    assert t.closing_date == date(2004, 6, 30) and t.dated == t.issued == t.closing_date
+    assert (t.filing.anchor, t.filing.count, t.filing.unit) == ("date_hereof", 15, "calendar")
+    assert (t.effectiveness.anchor, t.effectiveness.count) == ("date_hereof", 120)
+    x, y, z = t.effectiveness_period.ends
+    assert (x.end, x.years, x.of, y.end, z.end) == ("anniversary", 2, "effective", "all_sold",
+                                                    "none_outstanding")
+    assert (t.defaults.unusable.cure.count, t.defaults.unusable.cure.unit) == (5, "business")
+    assert t.defaults.unusable.excused == ["suspension"]
+    single, (short, long) = t.suspensions.single, t.suspensions.windows
+    assert (single.days, single.material_days) == (45, 60)
+    assert (short.in_days, short.days, short.material_days, short.default) == (90, 45, 60, None)
+    assert (long.in_days, long.days, long.default.label) == (360, 90, "(iv)(B)")
+    steps = t.damages.steps
+    assert [(s.after_days, s.anniversary, s.set, s.add, s.every_year) for s in steps] == [
+        (0, None, Decimal("0.25"), None, False), (90, None, Decimal("1.00"), None, False),
+        (None, 2, Decimal("3.00"), None, False), (None, 3, None, Decimal("2.00"), True)]
+    assert (t.damages.cap, t.damages.base, t.damages.conversion_shares) == (
+        None, "transfer_restricted", "none")
+    p = t.payment
+    assert p.interest_payment_dates == ["01-15", "07-15"]
+    assert p.first_interest_payment_date == date(2005, 1, 15)
+    assert p.record_dates == ["01-01", "07-01"]
+    assert (p.day_count, p.roll, p.paid_to, p.paid_in) == ("30/360", "following",
+                                                           "record_holders_of_trs", "cash")
     assert t.maturity == date(2024, 7, 15)
     assert t.conversion_price == Decimal("15.36")
-    assert t.questionnaire_business_days == 20
-    assert t.amendment_business_days == 10
-    assert t.amendment_min_principal == Decimal(1_000_000)
-    assert t.trustee_notice_business_days == 2
-    assert t.advise_holders_business_days == 5
-    assert t.mail_notice_business_days == 5
+    q = t.questionnaire
+    assert (q.deadline.count, q.deadline.unit, q.form_deadline.count, q.form_deadline.unit) == (
+        20, "business", 20, "calendar")
+    assert (q.late_amendment.within.count, q.late_amendment.min_principal) == (
+        10, Decimal(1_000_000))
+    assert t.trustee_notice.within.count == 2 and t.advise_holders.within.count == 5
+    assert [(m.method, m.deemed, m.count) for m in t.notices.methods] == [
+        ("hand", "on_delivery", None), ("mail", "business_days_after", 5),
+        ("telex", "when_acknowledged", None), ("fax", "when_acknowledged", None),
+        ("courier", "next_business_day", None)]
+    assert t.amendments.majority.more_than == Decimal("0.5") and t.pinned() == {}
 
 
 def test_rates_reach_nine_percent_on_the_fifth_anniversary():
     # RRA §3(a)(iv): "the rate ... would increase to 9.00% per annum ... on the fifth
     # anniversary": 3.00% from the 2nd, +2.00 on the 3rd (5%), 4th (7%), 5th (9%).
-    r = registration_terms(TEMPLATES[RRA]["terms"]).rates
-    anniversaries = range(r.step_from_anniversary, 6)
-    rate = r.third + r.step * len(anniversaries)
-    assert rate == Decimal("9.00")
+    from projections.registration.rates import rate_on
+
+    t = registration_terms(TEMPLATES[RRA]["terms"])
+    third, step = t.damages.steps[2].set, t.damages.steps[3].add
+    assert third + step * len(range(3, 6)) == Decimal("9.00")
+    rate, clause, _ = rate_on(date(2009, 6, 30), date(2004, 10, 29), t, "calendar")
+    assert (rate, clause) == (Decimal("9.00"), "RRA §3(a)(iv)")
 
 
 def test_filing_deadline_is_2004_07_15():
     # RRA §2(a)(i) "not later than 15 days after the date hereof"; SPEC §1 counts calendar
     # days from the day after: day 1 is 2004-07-01, ..., day 15 is 2004-07-15.
     t = registration_terms(TEMPLATES[RRA]["terms"])
-    counted = [t.closing_date + timedelta(days=n) for n in range(1, t.filing_deadline_days + 1)]
+    counted = [t.dated + timedelta(days=n) for n in range(1, t.filing.count + 1)]
     assert counted[0] == date(2004, 7, 1)
     assert counted[-1] == date(2004, 7, 15)
-    assert t.closing_date + timedelta(days=t.filing_deadline_days) == date(2004, 7, 15)
+    assert t.dated + timedelta(days=t.filing.count) == date(2004, 7, 15)
 
 
 def test_effectiveness_deadline_is_2004_10_28():
     # RRA §2(a)(ii) "not later than 120 days after the date hereof": July 31 + August 31
     # + September 30 = 92 days to 2004-09-30, and 28 more is 2004-10-28 (day 120).
     t = registration_terms(TEMPLATES[RRA]["terms"])
-    assert 31 + 31 + 30 + 28 == t.effectiveness_deadline_days
-    assert t.closing_date + timedelta(days=t.effectiveness_deadline_days) == date(2004, 10, 28)
+    assert 31 + 31 + 30 + 28 == t.effectiveness.count
+    assert t.dated + timedelta(days=t.effectiveness.count) == date(2004, 10, 28)
+
+
+def _without_quotes(value):
+    if isinstance(value, dict):
+        return {k: _without_quotes(v) for k, v in value.items() if k != "quote"}
+    if isinstance(value, list):
+        return [_without_quotes(v) for v in value]
+    return value
+
+
+def test_version_1_terms_read_as_the_template():
+    """A deal opened before issue 33 carries version 1 terms (flat, Infocrossing's shape):
+    they read as the template's, clause for clause (the sentences aside: version 1 kept
+    none)."""
+    from ledger.terms_v1 import V1_DEFAULTS
+
+    minimal = {"closing_date": "2004-06-30", "first_interest_payment_date": "2005-01-15",
+               "maturity": "2024-07-15", "conversion_price": "15.36"}
+    assert validate_terms("registration_rights", minimal) == \
+        _without_quotes(TEMPLATES[RRA]["terms"])
+    assert validate_terms("registration_rights", {**V1_DEFAULTS, **minimal}) == \
+        _without_quotes(TEMPLATES[RRA]["terms"])
+    # a version 1 number changed is the same rule with that number
+    v2 = validate_terms("registration_rights", {**minimal, "filing_deadline_days": 30,
+                                                "rates": {"first": "0.50"}})
+    assert v2["filing"]["count"] == 30 and v2["damages"]["steps"][0]["set"] == "0.50"
 
 
 def test_letter_template_values_are_spec_5_1():
@@ -218,20 +286,37 @@ def test_day_counts_are_the_daycount_conventions():
     assert DAY_COUNTS == daycount.CONVENTIONS == ("30/360", "ACT/360", "ACT/365F", "ACT/ACT-ISDA")
 
 
+def rra_changed(path: str, value):
+    """The template's terms with the term at ``path`` (dotted) set to ``value``
+    (``DELETE``: removed)."""
+    import copy
+
+    terms = copy.deepcopy(TEMPLATES[RRA]["terms"])
+    *parents, last = path.split(".")
+    node = terms
+    for p in parents:
+        node = node[int(p)] if isinstance(node, list) else node[p]
+    if value is DELETE:
+        del node[last]
+    elif isinstance(node, list):
+        node[int(last)] = value
+    else:
+        node[last] = value
+    return terms
+
+
+DELETE = object()
+
+
 @pytest.mark.parametrize("convention", DAY_COUNTS)
 def test_each_day_count_is_accepted(convention):
-    assert validate_terms("registration_rights", rra_terms(day_count=convention))["day_count"] == convention
+    out = validate_terms("registration_rights", rra_changed("payment.day_count", convention))
+    assert out["payment"]["day_count"] == convention
 
 
 @pytest.mark.parametrize("formula", ["weighted_average_broad", "weighted_average_narrow", "full_ratchet"])
 def test_each_formula_is_accepted(formula):
     assert validate_terms("antidilution_deferral", letter(formula=formula))["formula"] == formula
-
-
-def test_defaults_fill_in_missing_optional_terms():
-    minimal = {"closing_date": "2004-06-30", "first_interest_payment_date": "2005-01-15",
-               "maturity": "2024-07-15", "conversion_price": "15.36"}
-    assert validate_terms("registration_rights", minimal) == TEMPLATES[RRA]["terms"]
 
 
 # ---------------------------------------------------------------------- refusals
@@ -240,6 +325,12 @@ def test_defaults_fill_in_missing_optional_terms():
 def test_unknown_term_is_refused_naming_it():
     refused_term("registration_rights", rra_terms(grace_period_days=30), "grace_period_days",
                  "unknown term")
+    # today's terms name it too (issue 33: a `clauses` key was once dropped silently)
+    refused_term("registration_rights", rra_terms(clauses={}), "clauses", "unknown term")
+    from tests.support import INFOCROSSING_V1
+
+    refused_term("registration_rights", {**INFOCROSSING_V1, "grace_period_days": 30},
+                 "grace_period_days", "unknown term")
 
 
 def test_unknown_letter_term_is_refused_naming_it():
@@ -248,7 +339,8 @@ def test_unknown_letter_term_is_refused_naming_it():
 
 @pytest.mark.parametrize("value", ["30/365", "30E/360", "act/360", "ACT/ACT", 360, None])
 def test_bad_day_count_is_refused_naming_it(value):
-    refused_term("registration_rights", rra_terms(day_count=value), "day_count", "Input should be")
+    refused_term("registration_rights", rra_changed("payment.day_count", value),
+                 "payment.day_count", "Input should be")
 
 
 def test_bad_formula_is_refused_naming_it():
@@ -256,11 +348,11 @@ def test_bad_formula_is_refused_naming_it():
                  "Input should be")
 
 
-@pytest.mark.parametrize("term", ["closing_date", "first_interest_payment_date", "maturity",
-                                  "conversion_price"])
+@pytest.mark.parametrize("term", ["closing_date", "payment.first_interest_payment_date",
+                                  "maturity", "conversion_price", "damages", "notices",
+                                  "damages.steps.0.section"])
 def test_required_rra_term_missing(term):
-    terms = {k: v for k, v in rra_terms().items() if k != term}
-    refused_term("registration_rights", terms, term, "is required")
+    refused_term("registration_rights", rra_changed(term, DELETE), term, "is required")
 
 
 @pytest.mark.parametrize("term", ["agreement_date", "true_up_cutoff"])
@@ -272,14 +364,22 @@ def test_required_letter_term_missing(term):
 @pytest.mark.parametrize("term, value, phrase", [
     ("closing_date", "2004-06-31", "not a real calendar date"),
     ("maturity", "07/15/2024", "YYYY-MM-DD"),
-    ("filing_deadline_days", 0, "greater than 0"),
-    ("effectiveness_deadline_days", -120, "greater than 0"),
+    ("filing.count", 0, "greater than 0"),
+    ("effectiveness.count", -120, "greater than 0"),
+    ("filing.count", 10**12, "at most 3660 days"),
+    ("defaults.unusable.cure.count", 300, "at most 260 Business Days"),
     ("conversion_price", "0", "must be a positive price"),
     ("conversion_price", "1.536e1", "exponent notation"),
-    ("amendment_min_principal", "1000000.001", "more than two decimals"),
+    ("questionnaire.late_amendment.min_principal", "1000000.001", "more than two decimals"),
+    ("filing.anchor", "request", "a shelf deadline counts from one of"),
+    ("filing.unit", "weeks", "Input should be"),
+    ("damages.steps.1.set", "26", "at most 25"),
+    ("damages.cap", "-1", "must not be negative"),
+    ("payment.paid_to", "everyone", "Input should be"),
+    ("amendments.majority.more_than", "0.4", "from 0.5"),
 ])
 def test_bad_rra_term_value(term, value, phrase):
-    refused_term("registration_rights", rra_terms(**{term: value}), term, phrase)
+    refused_term("registration_rights", rra_changed(term, value), term, phrase)
 
 
 @pytest.mark.parametrize("value, where", [(["1-15", "07-15"], "interest_payment_dates.0"),
@@ -287,25 +387,70 @@ def test_bad_rra_term_value(term, value, phrase):
                                           (["13-01"], "interest_payment_dates.0"),
                                           (["02-29"], "interest_payment_dates.0"),
                                           (["January 15"], "interest_payment_dates.0"),
-                                          ([115], "interest_payment_dates.0"),
+                                          (["01-15", "01-15"], "interest_payment_dates.1"),
                                           ([], "interest_payment_dates")])
 def test_bad_interest_payment_dates(value, where):
-    refused_term("registration_rights", rra_terms(interest_payment_dates=value), where,
-                 "MM-DD" if value else "at least 1 item")
+    refused_term("registration_rights", rra_changed("payment.interest_payment_dates", value),
+                 f"payment.{where}", "twice" if len(set(value)) == 1 < len(value)
+                 else "MM-DD" if value else "1 to 12 days")
 
 
 def test_bad_record_dates():
-    refused_term("registration_rights", rra_terms(record_dates=["01-01", "7-1"]), "record_dates.1",
-                 "MM-DD")
+    refused_term("registration_rights", rra_changed("payment.record_dates", ["01-01", "7-1"]),
+                 "payment.record_dates.1", "MM-DD")
 
 
 def test_nested_term_is_named_by_its_path():
-    refused_term("registration_rights", rra_terms(rates={"first": "x"}), "rates.first",
-                 "valid decimal")
-    refused_term("registration_rights", rra_terms(suspension_limits={"single": 0}),
-                 "suspension_limits.single", "greater than 0")
-    refused_term("registration_rights", rra_terms(suspension_limits={"singel": 45}),
-                 "suspension_limits.singel", "unknown term")
+    refused_term("registration_rights", rra_changed("damages.steps.0.set", "x"),
+                 "damages.steps.0.set", "valid decimal")
+    refused_term("registration_rights", rra_changed("suspensions.single.days", 0),
+                 "suspensions.single.days", "greater than 0")
+    refused_term("registration_rights", rra_changed("suspensions.single.dayz", 45),
+                 "suspensions.single.dayz", "unknown term")
+
+
+@pytest.mark.parametrize("path, value, where, phrase", [
+    # RRA §3(a)(i): the ladder starts on day 1 of a default
+    ("damages.steps.0.after_days", 10, "damages.steps.0", "from day 1"),
+    ("damages.steps.1", {"after_days": 90, "section": "x"}, "damages.steps.1",
+     "one of set or add"),
+    ("damages.steps.1", {"after_days": 90, "anniversary": 2, "set": "1", "section": "x"},
+     "damages.steps.1", "one of after_days or anniversary"),
+    ("damages.steps.3.anniversary", 1, "damages.steps.3.anniversary", "at least"),
+    # the shelf is filed before it is effective
+    ("effectiveness.count", 10, "effectiveness.count", "at least filing.count (15)"),
+    # a default needs what it is about
+    ("filing", None, "defaults.filing", "needs a filing deadline"),
+    ("suspensions", None, "defaults.suspension", "needs a limit on one Suspension Period"),
+    ("suspensions.windows.0.in_months", 3, "suspensions.windows.0",
+     "one of in_days or in_months"),
+    ("suspensions.windows.0.days", 100, "suspensions.windows.0.days", "cannot fit"),
+    ("suspensions.single.material_days", 40, "suspensions.single.material_days",
+     "at least days (45)"),
+    ("effectiveness_period.ends.0.years", None, "effectiveness_period.ends.0",
+     "needs years and of"),
+    ("effectiveness_period.ends", [], "effectiveness_period.ends", "at least one end"),
+    ("notices.methods.1.count", None, "notices.methods.1.count", "needs a count"),
+    ("citations.deadline", {"section": "x"}, "citations.deadline", "names no plain term"),
+    ("version", 3, "version", "reads terms of version 1 and 2"),
+])
+def test_terms_that_do_not_fit_together_are_refused(path, value, where, phrase):
+    refused_term("registration_rights", rra_changed(path, value), where, phrase)
+
+
+def test_every_problem_is_listed_with_its_path():
+    """``terms check`` lists them all: here two types wrong, then (the shape right) two
+    terms that do not fit together."""
+    from ledger.terms import registration_problems
+
+    bad = rra_changed("filing.count", "x")
+    bad["damages"]["cap"] = "y"
+    _, problems = registration_problems(bad)
+    assert [p for p, _ in problems] == ["filing.count", "damages.cap"]
+    bad = rra_changed("effectiveness.count", 10)
+    bad["payment"]["record_dates"] = ["1-1"]
+    _, problems = registration_problems(bad)
+    assert [p for p, _ in problems] == ["payment.record_dates.0", "effectiveness.count"]
 
 
 def test_price_decimals_bounds():

@@ -18,15 +18,37 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, Iterable, Mapping
 
+from ledger.registration_terms import cite
 from ledger.stored import REGISTRATION_RIGHTS, Event
 from projections.interpretations import resolve
-from projections.timeline import Timeline, build_timeline
+from projections.timeline import Timeline, build_timeline, pinned_readings
 
 from .lifecycle import ONE_DAY, OPEN, Duty
 
-LIMIT_CLAUSES = {"single_period": ("RRA §3(a)(iv)(A)", "its own 45 days (60 if material)"),
-                 "window": ("RRA §4(b)(i)", "45 (60) suspended days in any 90"),
-                 "aggregate": ("RRA §3(a)(iv)(B)", "90 suspended days in any 360")}
+
+
+def limit_clauses(limits: Any) -> dict[str, tuple[str, str]]:
+    """Each kind of suspension limit (``suspensions.breaches``): its clause and words, as
+    the terms have it (``RRA §3(a)(iv)(A)``: "its own 45 days (60 if material)";
+    ``RRA §4(b)(i)``: "45 (60) suspended days in any 90"; ``RRA §3(a)(iv)(B)``: "90
+    suspended days in any 360")."""
+    from projections.registration.suspensions import window_words
+
+    out: dict[str, tuple[str, str]] = {}
+    single = limits.single
+    if single is not None:
+        more = (f" ({single.material_days} if material)"
+                if single.material_days is not None else "")
+        out["single_period"] = (single.section, f"its own {single.days} days{more}")
+    for w in limits.windows:
+        more = f" ({w.material_days})" if w.material_days is not None else ""
+        span = str(w.in_days) if w.in_days is not None else window_words(w)
+        kind, clause = ("aggregate", w.default.section) if w.default else ("window", w.section)
+        out.setdefault(kind, (clause, f"{w.days}{more} suspended days in any {span}"))
+    if limits.max_periods is not None:
+        out.setdefault("window", (limits.max_periods.section,
+                                  f"{limits.max_periods.periods} Suspension Periods"))
+    return out
 
 
 @dataclass(frozen=True)
@@ -59,8 +81,9 @@ def outlook(events: Iterable[Event], *, as_of: date, start: date | None = None,
     ``as_of``), as known at ``known_at``. ``open_only``: only the obligations still open
     on ``as_of`` (upcoming, due, violated: the agenda's), the others not made; the
     risks are the same."""
-    readings = resolve(interpretations)
+    resolve(interpretations)   # an unknown name or value fails before any reading
     timeline = build_timeline(events, as_of, known_at)
+    readings = resolve(interpretations, pinned_readings(timeline))
     start = start or as_of
     if timeline.kind == REGISTRATION_RIGHTS:
         from projections.registration.engine import compute
@@ -103,7 +126,7 @@ def _suspension_room(r: Any, start: date) -> list[Risk]:
     ``start``, the last day each limit allows; and when each window's allowance grows
     again. Nothing when a period is open or ``start`` is outside the Effectiveness
     Period (a suspension could not start then)."""
-    from projections.registration.suspensions import allowance_grows_on
+    from projections.registration.suspensions import allowance_grows_on, length_on, window_words
 
     from .registration import room
 
@@ -111,21 +134,24 @@ def _suspension_room(r: Any, start: date) -> list[Risk]:
             p.start <= start and (p.end is None or start < p.end) for p in r.suspensions):
         return []
     out = []
+    limits = r.limits
+    clauses = limit_clauses(limits)
     for kind, (last, days) in sorted(room(r.suspensions, start, False, r).items(),
                                      key=lambda kv: kv[1]):
-        clause, what = LIMIT_CLAUSES[kind]
+        clause, what = clauses[kind]
         out.append(Risk(last, "suspension_limit", clause,
                         f"a Suspension Period started {start} may run {days} days, to "
                         f"{last}, within {what}", f"suspension-room/{kind}", days=days))
-    limits = r.terms.suspension_limits
-    for window, clause in ((limits.window_days, "RRA §4(b)(i)"),
-                           (limits.long_window_days, "RRA §3(a)(iv)(B)")):
+    for w in limits.windows:
+        window = w.in_days if w.in_days is not None else length_on(w, start)
+        name = window_words(w)
         grows = allowance_grows_on([p for p in r.suspensions if p.start <= start], window,
                                    start)
         if grows is not None:
-            out.append(Risk(grows, "allowance_grows", clause,
-                            f"the {window}-day suspension allowance grows again on {grows}",
-                            f"suspension-allowance/{window}"))
+            out.append(Risk(grows, "allowance_grows",
+                            w.default.section if w.default else w.section,
+                            f"the {name} suspension allowance grows again on {grows}",
+                            f"suspension-allowance/{w.in_days or name}"))
     return out
 
 
@@ -152,7 +178,8 @@ def _next_payment(r: Any, start: date, ahead: Any = None) -> list[Risk]:
                 f"accrued through {nxt.accrued_through}")
         if then is not None and then != now:
             text += f"; {then} if no default is cured before {nxt.period.end}"
-        out.append(Risk(nxt.period.paid_on, "payment", "RRA §3(a), §3(b)", text,
+        out.append(Risk(nxt.period.paid_on, "payment",
+                        cite(r.terms.damages.section, r.terms.payment.section), text,
                         f"next-payment/{nxt.period.payment_date}/{h}", holder=h,
                         amount=format(now if now is not None else 0, "f")))
     return out

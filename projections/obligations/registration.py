@@ -15,9 +15,11 @@ from datetime import date, timedelta
 from decimal import Decimal
 from typing import Iterable, Sequence
 
+from ledger.registration_terms import cite, parent_section
 from projections.registration import deadlines
-from projections.registration.defaults import (RegistrationDefault, permitted_suspension,
-                                               unusable_defaults)
+from projections.registration.clock import unit_words
+from projections.registration.defaults import (IN_PERIOD, RegistrationDefault,
+                                               permitted_suspension, unusable_defaults)
 from projections.registration.engine import Registration
 from projections.registration.suspensions import SuspensionPeriod, breaches
 from projections.timeline import Timeline
@@ -25,7 +27,6 @@ from projections.timeline import Timeline
 from .lifecycle import ONE_DAY, OPEN, Duty, deadline_state, pending
 
 COMPANY, HOLDER = "Company", "Holder"
-DEFAULT_KINDS = ("(iii)", "(iv)(A)", "(iv)(B)")
 
 
 def _triggered(defaults: Iterable[RegistrationDefault]) -> tuple[str, ...]:
@@ -65,12 +66,17 @@ def shelf_filing(r: Registration, t: Timeline, open_only: bool = False) -> list[
     """RRA §2(a)(i) file the Shelf Registration Statement by the Shelf Filing Deadline;
     §2(a)(ii) have it declared effective by the Effectiveness Target Date. A violation is
     Registration Default (i) / (ii) (RRA §3(a)), cured by the filing / effectiveness."""
-    filing, effective = r.by_rule["shelf"]   # deadlines.shelf_deadlines
+    present = [(key, what) for key, what, deadline in (
+        ("file-shelf", "filing", r.terms.filing),
+        ("shelf-effective", "effectiveness", r.terms.effectiveness)) if deadline is not None]
     out = []
-    for o, key, kind in ((filing, "file-shelf", "(i)"), (effective, "shelf-effective", "(ii)")):
+    # deadlines.shelf_deadlines, one per deadline the terms have, in this order
+    for o, (key, what) in zip(r.by_rule["shelf"], present):
+        kind = getattr(r.terms.defaults, what)
         out.append(_from_deadline(
-            o, key, key, t, r.as_of, triggered=_triggered(d for d in r.defaults if d.kind == kind),
-            triggers=f"Registration Default {kind} (RRA §3(a){kind})", open_only=open_only))
+            o, key, key, t, r.as_of, triggered=_triggered(d for d in r.defaults if d.what == what),
+            triggers=f"Registration Default {kind.label} ({kind.section})" if kind else None,
+            open_only=open_only))
     return [d for d in out if d is not None]
 
 
@@ -83,14 +89,15 @@ def keep_effective(r: Registration) -> list[Duty]:
     shelf, as_of = r.shelf, r.as_of
     if shelf.effective is None or shelf.period_end is None:
         return []
-    inside = [d for d in r.defaults if d.kind in DEFAULT_KINDS and d.accrual_from < shelf.period_end]
+    inside = [d for d in r.defaults if d.what in IN_PERIOD and d.accrual_from < shelf.period_end]
     running = [d for d in inside if d.accrual_from <= as_of
                and (d.accrual_until is None or as_of < d.accrual_until)]
     basis = shelf.period_end_basis
     ids = (shelf.effective.id,) + tuple(dict.fromkeys(i for d in inside for i in d.events))
     common = dict(key="keep-effective", kind="keep-effective",
                   obligation="keep the Shelf Registration Statement effective and usable for "
-                             "the Effectiveness Period", clause="RRA §2(a)(iii)",
+                             "the Effectiveness Period",
+                  clause=r.terms.effectiveness_period.section,
                   party=COMPANY, due=shelf.period_end, events=ids,
                   interpretations=("default_after_effectiveness_period",),
                   triggered=_triggered(inside),
@@ -117,28 +124,31 @@ def cure_unusable(r: Registration, t: Timeline, open_only: bool = False) -> list
     is the engine's last compliant day of default (iii); a cure by then fulfils it (the
     ShelfUsable), a later cure cures the default; outside the Effectiveness Period no
     default arises (``discharged``)."""
-    if not r.shelf.unusable:
+    kind = r.terms.defaults.unusable
+    if not r.shelf.unusable or kind is None:
         return []
     permitted = permitted_suspension(r.suspensions, r.breaches, r.as_of)
     found, _ = unusable_defaults(r.shelf, r.terms, t.calendar, r.readings, r.as_of, permitted)
     out = []
     for n, span in enumerate(r.shelf.unusable, 1):
         mine = [d for d in found if d.events == span.events]
-        listed = [d for d in r.defaults if d.kind == "(iii)" and d.events == span.events]
+        listed = [d for d in r.defaults if d.what == "unusable" and d.events == span.events]
         key = f"cure-unusable/{n}"
         what = f"cure the shelf unusable from {span.start} ({span.reason}) within " \
-               f"{r.terms.cure_business_days} Business Days"
+               f"{kind.cure.count} {unit_words(kind.cure.unit)}"
         cure_event = span.events[-1] if span.end is not None else None
-        common = dict(key=key, kind="cure-unusable", obligation=what, clause="RRA §3(a)(iii)",
+        common = dict(key=key, kind="cure-unusable", obligation=what, clause=kind.section,
                       party=COMPANY, events=span.events,
                       interpretations=("default_date", "default_after_effectiveness_period"),
-                      triggers="Registration Default (iii) (RRA §3(a)(iii))")
+                      triggers=f"Registration Default {kind.label} ({kind.section})")
         if not mine:
             inside = r.shelf.in_effectiveness_period(span.start)
+            why = (f"its cause is excused ({span.reason})" if span.reason in kind.excused
+                   else f"inside a permitted Suspension Period ({r.limits.section})")
             out.append(Duty(due=None, state="excused" if inside else "discharged",
                             since=span.start,
-                            by=("inside a permitted Suspension Period (RRA §4(b)(i))" if inside
-                                else "outside the Effectiveness Period (RRA §3(a)(iii))"),
+                            by=(why if inside
+                                else f"outside the Effectiveness Period ({kind.section})"),
                             explanation=f"unusable from {span.start}: no Registration "
                                         f"Default (iii) can arise", **common))
             continue
@@ -176,8 +186,11 @@ def room(periods: Sequence[SuspensionPeriod], start: date, material: bool,
     45 (60) days (``single_period``), 45 (60) in any 90 days (``window``), 90 in any 360
     (``aggregate``). Read from the engine's ``breaches`` for the hypothetical period, as
     of a day by which every limit is passed."""
-    limits = r.terms.suspension_limits
-    horizon = start + timedelta(days=max(limits.single_material, limits.long_window_limit) + 1)
+    limits = r.limits
+    most = [x for w in limits.windows for x in (w.days, w.material_days or 0)]
+    if limits.single is not None:
+        most += [limits.single.days, limits.single.material_days or 0]
+    horizon = start + timedelta(days=max(most, default=0) + 1)
     hypothetical = SuspensionPeriod(start, None, material, False, ())
     found = breaches([*[p for p in periods if p.start < start], hypothetical], limits, horizon,
                      r.readings["window_material_allowance"], of=hypothetical)
@@ -196,7 +209,8 @@ def end_suspensions(r: Registration, open_only: bool = False) -> list[Duty]:
     still open, as if it ran on); ended by then = fulfilled by the SuspensionEnded; later =
     cured, with the Registration Defaults it triggered. With ``open_only``, only the
     periods still open: one that has ended is fulfilled or cured, whatever its due day."""
-    limits = r.terms.suspension_limits
+    limits = r.limits
+    clause, triggers = suspension_clauses(r)
     out = []
     for n, p in enumerate(r.suspensions, 1):
         if open_only and (p.end is not None or r.shelf.period_end is not None
@@ -204,15 +218,15 @@ def end_suspensions(r: Registration, open_only: bool = False) -> list[Duty]:
             continue
         allowed = room(r.suspensions, p.start, p.material_transaction, r)
         due = min(d for d, _ in allowed.values()) if allowed else p.last_permitted_day(limits)
-        mine = [d for d in r.defaults if d.kind in DEFAULT_KINDS
+        mine = [d for d in r.defaults if d.what in IN_PERIOD
                 and set(d.events) & set(p.events) and d.accrual_from > p.start]
         common = dict(key=f"end-suspension/{n}", kind="end-suspension",
                       obligation=f"end the Suspension Period begun {p.start} within the right "
-                                 f"to suspend", clause="RRA §4(b)(i), §3(a)(iv)",
+                                 f"to suspend", clause=clause,
                       party=COMPANY, due=due, events=p.events,
                       interpretations=("window_breach", "window_material_allowance",
                                        "default_date"),
-                      triggers="Registration Default (iv)(A) (RRA §3(a)(iv))",
+                      triggers=triggers,
                       explanation=f"Suspension Period from {p.start}; last day within every "
                                   f"limit {due}")
         if p.end is not None:
@@ -231,6 +245,18 @@ def end_suspensions(r: Registration, open_only: bool = False) -> list[Duty]:
                             if state == "violated" else None,
                             triggered=_triggered(mine) if state == "violated" else (), **common))
     return out
+
+
+def suspension_clauses(r: Registration) -> tuple[str, str | None]:
+    """The clause of the right to suspend and of the defaults its excess sets off
+    (``RRA §4(b)(i), §3(a)(iv)``), and what ending a period late triggers."""
+    limits, single = r.limits, r.terms.defaults.suspension
+    sections = [single.section] if single is not None else []
+    sections += [w.default.section for w in limits.windows if w.default is not None]
+    parent = parent_section(sections)
+    triggers = (f"Registration Default {single.label} ({parent})" if single is not None
+                else None)
+    return cite(limits.section, parent), triggers
 
 
 def _ordinal_keys(prefix: str, groups: Sequence[str]) -> list[str]:
@@ -286,7 +312,7 @@ def questionnaires(r: Registration, t: Timeline, open_only: bool = False) -> lis
         r.questionnaires, r.terms, r.as_of)
     out = [_from_deadline(o, k, "questionnaire", t, r.as_of, party=HOLDER,
                           triggered=(f"{o.holder} not entitled to Additional Interest while "
-                                     f"it has not delivered (RRA §3(a))",),
+                                     f"it has not delivered ({r.terms.damages.section})",),
                           open_only=open_only)
            for o, k in zip(asked, _ordinal_keys("questionnaire", [o.holder or "" for o in asked]))]
     late = r.by_rule["late_amendments"]   # amendments.late_questionnaire_amendments
@@ -307,6 +333,8 @@ def payments(r: Registration, t: Timeline, open_only: bool = False) -> list[Duty
     out = []
     add = out.append
     zero = Decimal(0)
+    damages = r.terms.damages.section
+    clause = cite(damages, r.terms.payment.section)
     for pay in r.payments:
         if not pay.amounts:   # a date nobody is owed on (only paid): no Holder's duty
             continue
@@ -339,7 +367,7 @@ def payments(r: Registration, t: Timeline, open_only: bool = False) -> list[Duty
             elif not amount and a.forfeited and not paid:
                 state, since = "discharged", record_date
                 by = ("Notes converted: no Additional Interest is payable on converted Notes "
-                      "(RRA §3(a))")
+                      f"({damages})")
             elif st in ("paid", "overpaid"):
                 last_paid = max(t.by_id[i].date for i in mine) if mine else None
                 state, since, violated = deadline_state(paid_on, last_paid, r.as_of)
@@ -356,7 +384,7 @@ def payments(r: Registration, t: Timeline, open_only: bool = False) -> list[Duty
             interps = ent.interpretations + (("conversion_forfeits",) if a.forfeited else ())
             # positional: a thousand Holders per date
             add(Duty(key + h, "pay-additional-interest", f"pay {h}{what}",
-                     "RRA §3(a), §3(b)", COMPANY, paid_on, state, since, by,
+                     clause, COMPANY, paid_on, state, since, by,
                      by_event, violated, triggered, None, cured, h, amount, None,
                      interps, events, about + ent.reason))
     return out
@@ -396,7 +424,8 @@ def waived(duties: list[Duty], r: Registration, t: Timeline) -> list[Duty]:
             if (d.state in ("upcoming", "due", "violated") and section in d.clause
                     and trigger is not None and trigger.date <= day):
                 d = replace(d, state="discharged", since=day,
-                            by=f"waived by a Majority of Holders (RRA §10(D)): {matter!r}",
+                            by=f"waived by a Majority of Holders "
+                               f"({r.terms.amendments.section}): {matter!r}",
                             by_event=ids[-1], events=d.events + ids,
                             triggered=d.triggered)
                 break

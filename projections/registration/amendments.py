@@ -29,13 +29,13 @@ from ledger.dealterms import RegistrationTerms
 from projections.basis import Basis
 from projections.worked import Step, Worked
 
+from .clock import after, unit_words
 from .deadlines import Obligation, judge
 from .holdings import Holdings
-from .money import plain
+from .money import dollars, plain
 from .questionnaire import Questionnaires
 from .shelf import Shelf
 
-CLAUSE = "RRA §2(b), §4(d)"
 #: the event types ``late_questionnaire_amendments`` reads
 AMENDMENT_EVENTS = ("AmendmentFiled",)
 
@@ -73,13 +73,19 @@ def late_questionnaire_amendments(q: Questionnaires, holdings: Holdings,
                                   events: Sequence[Event], shelf: Shelf,
                                   terms: RegistrationTerms, calendar: BusinessCalendar,
                                   as_of: date) -> list[Obligation]:
-    """One obligation per late Questionnaire: due 10 Business Days after receipt, met by an
-    AmendmentFiled naming the Holder; ``excused`` under the provisos."""
+    """One obligation per late Questionnaire: due 10 Business Days after receipt (the
+    terms' ``questionnaire.late_amendment``), met by an AmendmentFiled naming the Holder;
+    ``excused`` under the provisos. None where the agreement has no such duty."""
+    duty = terms.questionnaire.late_amendment if terms.questionnaire is not None else None
+    if duty is None:
+        return []
+    n, unit, least = duty.within.count, duty.within.unit, duty.min_principal
+    clause = duty.section
     amendments = [e for e in events if e.type == "AmendmentFiled"]
     late = q.late_deliveries()
     out = []
     for d, r in late:
-        due = calendar.add_business_days(d.on, terms.amendment_business_days)
+        due = after(d.on, n, unit, calendar)
         pending = {x.holder for x, _ in late if x.on <= d.on and not any(
             x.holder in a.data["holders_added"] and x.on <= a.date < d.on for a in amendments)}
         snap = holdings.at(d.on)
@@ -87,23 +93,24 @@ def late_questionnaire_amendments(q: Questionnaires, holdings: Holdings,
         done = next((a for a in amendments if a.date >= d.on
                      and d.holder in a.data["holders_added"]), None)
         why = (f"principal to be included {plain(principal)} is not more than "
-               f"{plain(terms.amendment_min_principal)}"
-               if principal <= terms.amendment_min_principal
+               f"{plain(least)}"
+               if principal <= least
                else _excused(d.on, due, amendments, shelf))
         st, met, late_on = judge(due, done.date if done else None, as_of)
         if why is not None and st != "met":
             st, late_on = "excused", None
         ids = (r.event, d.event) + ((done.id,) if done else ())
         arithmetic = Worked(
-            f"received {d.on} (deadline {r.deadline}) + {terms.amendment_business_days} "
-            f"Business Days = {due}; principal of late Holders not yet named: "
+            f"received {d.on} (deadline {r.deadline}) + {n} {unit_words(unit)} = {due}; "
+            f"principal of late Holders not yet named: "
             f"{plain(principal)}" + (f"; not obligated: {why}" if why else ""),
-            (Step("plus_business_days", (d.on, terms.amendment_business_days, calendar), due,
-                  "due"),))
+            (Step("plus_business_days", (d.on, n, calendar), due, "due")
+             if unit == "business" else Step("plus_days", (d.on, n), due, "due"),))
         out.append(Obligation(f"file an amendment naming {d.holder} (late Questionnaire)",
-                              CLAUSE, due, st, met, late_on, ids,
-                              Basis(CLAUSE, "file, within 10 Business Days of receiving a late "
-                                    "Questionnaire, an amendment or supplement naming the "
-                                    "Holder, if more than $1 million of Notes is to be "
-                                    "included", ids, (), arithmetic), d.holder))
+                              clause, due, st, met, late_on, ids,
+                              Basis(clause, f"file, within {n} {unit_words(unit)} of "
+                                    f"receiving a late Questionnaire, an amendment or "
+                                    f"supplement naming the Holder, if more than "
+                                    f"{dollars(least)} of Notes is to be included",
+                                    ids, (), arithmetic), d.holder))
     return out

@@ -17,9 +17,10 @@ from ledger.dealterms import RegistrationTerms
 from projections.basis import Basis
 from projections.worked import Step, Worked
 
-from .defaults import RegistrationDefault
+from .clock import after, number_word, ordinal, unit_words
+from .defaults import IN_PERIOD, RegistrationDefault
 from .questionnaire import Questionnaires
-from .shelf import Shelf
+from .shelf import Shelf, deadline_rule
 
 ADVISE_TRIGGERS = {"ShelfFiled": "the Prospectus was filed",
                    "ShelfEffective": "the Shelf Registration Statement became effective"}
@@ -86,24 +87,35 @@ def _first(events: Sequence[Event], type_: str, since: date, about: Sequence[str
 def shelf_deadlines(shelf: Shelf, terms: RegistrationTerms, opened: str,
                     as_of: date) -> list[Obligation]:
     """RRA §2(a)(i) file by the Shelf Filing Deadline; §2(a)(ii) effective by the
-    Effectiveness Target Date."""
-    return [
-        _oblige("file the Shelf Registration Statement", "RRA §2(a)(i)", shelf.filing_deadline,
-                shelf.filed, as_of, (opened,), "not later than 15 days after the date hereof",
-                _plus(terms.closing_date, terms.filing_deadline_days, shelf.filing_deadline)),
-        _oblige("Shelf Registration Statement declared effective", "RRA §2(a)(ii)",
-                shelf.effectiveness_deadline, shelf.effective, as_of, (opened,),
-                "not later than 120 days after the date hereof (the Effectiveness Target Date)",
-                _plus(terms.closing_date, terms.effectiveness_deadline_days,
-                      shelf.effectiveness_deadline))]
+    Effectiveness Target Date (each as the terms have it; none where they have none)."""
+    out = []
+    for deadline, due, what, done, called in (
+            (terms.filing, shelf.filing_deadline, "file the Shelf Registration Statement",
+             shelf.filed, ""),
+            (terms.effectiveness, shelf.effectiveness_deadline,
+             "Shelf Registration Statement declared effective", shelf.effective,
+             " (the Effectiveness Target Date)")):
+        if deadline is None or due is None:
+            continue
+        start = shelf.anchors.day(deadline.anchor)
+        out.append(_oblige(what, deadline.section, due, done, as_of, (opened,),
+                           deadline_rule(deadline) + called,
+                           _plus(start, deadline.count, due,
+                                 shelf.calendar if deadline.unit == "business" else None,
+                                 rolled=deadline.roll == "following")))
+    return out
 
 
 def _plus(start: date, n: int, due: date, calendar: BusinessCalendar | None = None,
-          prefix: str = "", suffix: str = "") -> Worked:
-    """``start + n (Business) days = due``, as text and as a step."""
+          prefix: str = "", suffix: str = "", rolled: bool = False) -> Worked:
+    """``start + n (Business) days = due``, as text and as a step (``rolled``: the day is
+    moved to a Business Day, which the step does not redo)."""
     unit = "Business Days" if calendar is not None else "days"
     step = (Step("plus_business_days", (start, n, calendar), due, "due") if calendar is not None
             else Step("plus_days", (start, n), due, "due"))
+    if rolled:
+        return Worked(f"{prefix}{start} + {n} {unit}, rolled to a Business Day = {due}"
+                      f"{suffix}", ())
     return Worked(f"{prefix}{start} + {n} {unit} = {due}{suffix}", (step,))
 
 
@@ -113,8 +125,12 @@ def trustee_notices(defaults: Sequence[RegistrationDefault], events: Sequence[Ev
     """RRA §3(b): "the Company shall notify the Trustee within two Business Days after each
     and every date on which an event occurs in respect of which Additional Interest is
     required to be paid": due the 2nd Business Day after each default date; met by a
-    TrusteeNotified on or after the default date about it (or about nothing named)."""
-    n = terms.trustee_notice_business_days
+    TrusteeNotified on or after the default date about it (or about nothing named). An
+    agreement without the duty (``trustee_notice`` null) owes none."""
+    duty = terms.trustee_notice
+    if duty is None:
+        return []
+    n, unit = duty.within.count, duty.within.unit
     out = []
     seen: set[tuple] = set()
     for d in defaults:
@@ -122,12 +138,14 @@ def trustee_notices(defaults: Sequence[RegistrationDefault], events: Sequence[Ev
         if key in seen:   # one default resumed after a permitted Suspension Period
             continue
         seen.add(key)
-        due = calendar.add_business_days(d.default_date, n)
+        due = after(d.default_date, n, unit, calendar)
         out.append(_oblige(f"notify the Trustee of Registration Default {d.kind} "
-                           f"(default date {d.default_date})", "RRA §3(b)", due,
+                           f"(default date {d.default_date})", duty.section, due,
                            _first(events, "TrusteeNotified", d.default_date, d.events), as_of,
-                           d.events, "notify the Trustee within two Business Days after the "
-                           "default date", _plus(d.default_date, n, due, calendar),
+                           d.events, f"notify the Trustee within {number_word(n)} "
+                           f"{unit_words(unit)} after the default date",
+                           _plus(d.default_date, n, due,
+                                 calendar if unit == "business" else None),
                            interpretations=d.interpretations))
     return out
 
@@ -145,8 +163,12 @@ def advise_holders(events: Sequence[Event], terms: RegistrationTerms,
     contract's (A) and (D) also reach a ``ShelfUnusable`` for a material misstatement
     (``in_period``: during the Effectiveness Period) and a ``ShelfUsable`` cured by a
     supplement or post-effective amendment, unless an ``AmendmentFiled`` of that kind on
-    the same day already calls for the advice."""
-    n = terms.advise_holders_business_days
+    the same day already calls for the advice. An agreement without the duty
+    (``advise_holders`` null) owes none."""
+    duty = terms.advise_holders
+    if duty is None:
+        return []
+    n, unit = duty.within.count, duty.within.unit
     filed = {(e.date, e.data["kind"]) for e in events if e.type == "AmendmentFiled"}
     out = []
     for e in events:
@@ -162,11 +184,12 @@ def advise_holders(events: Sequence[Event], terms: RegistrationTerms,
             what = None if (e.date, kind) in filed else words
         if what is None:
             continue
-        due = calendar.add_business_days(e.date, n)
-        out.append(_oblige(f"advise the selling Holders: {what} ({e.date})", "RRA §4(b)(iii)",
+        due = after(e.date, n, unit, calendar)
+        out.append(_oblige(f"advise the selling Holders: {what} ({e.date})", duty.section,
                            due, _first(events, "HoldersAdvised", e.date, (e.id,)), as_of,
-                           (e.id,), "advise the selling Holders within five Business Days",
-                           _plus(e.date, n, due, calendar)))
+                           (e.id,), f"advise the selling Holders within {number_word(n)} "
+                           f"{unit_words(unit)}",
+                           _plus(e.date, n, due, calendar if unit == "business" else None)))
     return out
 
 
@@ -176,18 +199,22 @@ def questionnaire_deadlines(q: Questionnaires, terms: RegistrationTerms,
     """RRA §2(b), §4(d): each Holder asked delivers "prior to or on the 20th Business Day
     after the date of a written request" (a delivery before the request counts)."""
     out = []
+    if terms.questionnaire is None:
+        return out
+    clause = terms.questionnaire.section
+    n, unit = terms.questionnaire.deadline.count, terms.questionnaire.deadline.unit
+    rule = (f"deliver the Questionnaire by the {ordinal(n)} "
+            f"{'Business Day' if unit == 'business' else 'day'} after the request")
     for r in q.requests:
         for h in r.holders:
             done = next(iter(q.deliveries.get(h, ())), None)
-            out.append(_oblige(f"Questionnaire from {h}", "RRA §2(b), §4(d)", r.deadline,
+            out.append(_oblige(f"Questionnaire from {h}", clause, r.deadline,
                                done.on if done else None, as_of,
-                               (r.event,) + ((done.event,) if done else ()),
-                               "deliver the Questionnaire by the 20th Business Day after the "
-                               "request", _plus(r.on, terms.questionnaire_business_days,
-                                                r.deadline, calendar)
-                               if calendar is not None else
-                               f"{r.on} + {terms.questionnaire_business_days} "
-                               f"Business Days = {r.deadline}", holder=h))
+                               (r.event,) + ((done.event,) if done else ()), rule,
+                               _plus(r.on, n, r.deadline,
+                                     calendar if unit == "business" else None)
+                               if calendar is not None or unit != "business" else
+                               f"{r.on} + {n} {unit_words(unit)} = {r.deadline}", holder=h))
     return out
 
 
@@ -198,7 +225,7 @@ def effectiveness_period(shelf: Shelf, defaults: Sequence[RegistrationDefault],
     (iii) or (iv) accrued inside it, else missed."""
     if shelf.effective is None or shelf.period_end is None:
         return []
-    inside = [d for d in defaults if d.kind in ("(iii)", "(iv)(A)", "(iv)(B)")
+    inside = [d for d in defaults if d.what in IN_PERIOD
               and d.accrual_from < shelf.period_end]
     ids = (shelf.effective.id,) + tuple(i for d in inside for i in d.events)
     if as_of < shelf.period_end:

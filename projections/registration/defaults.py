@@ -18,19 +18,23 @@ from typing import Callable, Mapping, Sequence
 
 from ledger.calendar import BusinessCalendar
 from ledger.dealterms import RegistrationTerms
+from ledger.registration_terms import cite
 from projections.basis import Basis
 from projections.worked import Step, Worked, steps_of
 
-from .clock import ONE_DAY
+from .clock import ONE_DAY, after, unit_words
 from .shelf import Shelf
 from .suspensions import Breach, SuspensionPeriod
 
-ORDER = {"(i)": 1, "(ii)": 2, "(iii)": 3, "(iv)(A)": 4, "(iv)(B)": 5}
+#: what a Registration Default is about, in the order defaults of one day are listed
+ORDER = {"filing": 1, "effectiveness": 2, "unusable": 3, "suspension": 4, "aggregate": 5}
+#: the defaults that arise during the Effectiveness Period (they end with it)
+IN_PERIOD = ("unusable", "suspension", "aggregate")
 
 
 @dataclass(frozen=True)
 class RegistrationDefault:
-    kind: str                      # "(i)", "(ii)", "(iii)", "(iv)(A)", "(iv)(B)"
+    kind: str                      # its label in the agreement: "(i)" ... "(iv)(B)", "(b)"
     clause: str
     last_compliant_day: date
     default_date: date
@@ -48,6 +52,8 @@ class RegistrationDefault:
     #: and RRA §3(a)(ii) counts "the 91st day following the day the Registration Default
     #: shall have occurred": the clock runs through them.
     clock_from: date | None = None
+    #: what it is about (``ORDER``): filing, effectiveness, unusable, suspension, aggregate
+    what: str = ""
 
     @property
     def clock_start(self) -> date:
@@ -62,21 +68,22 @@ class RegistrationDefault:
         return Basis(self.clause, self.rule, self.events, self.interpretations, self.arithmetic)
 
 
-def _make(kind: str, clause: str, last_compliant_day: date, cure: date | None,
+def _make(kind: tuple[str, str], clause: str, last_compliant_day: date, cure: date | None,
           events: tuple[str, ...], rule: str, why: str, readings: Mapping[str, str], *,
           period_end: date | None = None, superseded: date | None = None,
           extra: tuple[str, ...] = (), as_of: date | None = None) -> RegistrationDefault:
     """One default with interpretations ``default_date`` and, for (iii) and (iv),
     ``default_after_effectiveness_period`` applied. An end of the Effectiveness Period
     after ``as_of`` has not happened yet: until then the default runs (``accrual_until``
-    stays ``None``)."""
+    stays ``None``). ``kind``: (what it is about, its label)."""
+    what, kind = kind
     first_breach = readings["default_date"] == "first_breach_day"
     default_date = last_compliant_day + ONE_DAY if first_breach else last_compliant_day
     accrual_from = default_date + ONE_DAY
     until, stopped, interps = cure, ("cure" if cure else None), ("default_date", *extra)
     if superseded is not None and (until is None or superseded < until):
         until, stopped = superseded, "superseded"
-    if kind in ("(iii)", "(iv)(A)", "(iv)(B)"):
+    if what in IN_PERIOD:
         interps += ("default_after_effectiveness_period",)
         if (readings["default_after_effectiveness_period"] == "ends" and period_end is not None
                 and (as_of is None or period_end <= as_of)
@@ -88,29 +95,30 @@ def _make(kind: str, clause: str, last_compliant_day: date, cure: date | None,
                                        Step("plus_days", (default_date, 1), accrual_from,
                                             "accrual from the day after the default date")))
     return RegistrationDefault(kind, clause, last_compliant_day, default_date, accrual_from,
-                               cure, until, stopped, events, rule, arithmetic, interps)
+                               cure, until, stopped, events, rule, arithmetic, interps,
+                               what=what)
 
 
 def deadline_defaults(shelf: Shelf, terms: RegistrationTerms, opened: str,
                       readings: Mapping[str, str]) -> list[RegistrationDefault]:
     """RRA §3(a)(i) "the Shelf Registration Statement is not filed with the Commission
     prior to or on the Shelf Filing Deadline"; §3(a)(ii) "has not been declared effective
-    by the Commission prior to or on the Effectiveness Target Date". Cured by the filing,
+    by the Commission prior to or on the Effectiveness Target Date" (each as the terms
+    have it, ``defaults.filing`` and ``defaults.effectiveness``). Cured by the filing,
     the effectiveness."""
     out = []
-    for kind, deadline, days, event, what in (
-            ("(i)", shelf.filing_deadline, terms.filing_deadline_days, shelf.filed, "filed"),
-            ("(ii)", shelf.effectiveness_deadline, terms.effectiveness_deadline_days,
+    for what, deadline, arithmetic, event, words in (
+            ("filing", shelf.filing_deadline, shelf.filing_arithmetic, shelf.filed, "filed"),
+            ("effectiveness", shelf.effectiveness_deadline, shelf.effectiveness_arithmetic,
              shelf.effective, "declared effective")):
-        if event is not None and event.date <= deadline:
+        kind = getattr(terms.defaults, what)
+        if kind is None or deadline is None or (event is not None and event.date <= deadline):
             continue
-        out.append(_make(kind, f"RRA §3(a){kind}", deadline, event.date if event else None,
+        out.append(_make((what, kind.label), kind.section, deadline,
+                         event.date if event else None,
                          (opened, *((event.id,) if event else ())),
-                         f"the Shelf Registration Statement was not {what} prior to or on "
-                         f"the deadline", Worked(f"deadline {terms.closing_date} + {days} days = "
-                                                 f"{deadline}", (Step(
-                                                     "plus_days", (terms.closing_date, days),
-                                                     deadline, "the deadline"),)), readings))
+                         f"the Shelf Registration Statement was not {words} prior to or on "
+                         f"the deadline", arithmetic, readings))
     return out
 
 
@@ -167,13 +175,29 @@ def unusable_defaults(shelf: Shelf, terms: RegistrationTerms, calendar: Business
     a supplement to the Prospectus or a report ... that cures such failure"), so every
     run keeps the rate clock of the one default: day 1 is the day after its default date
     (``clock_from``), and the 91st day follows "the day the Registration Default shall
-    have occurred" (RRA §3(a)(ii)), however many days between were excused."""
+    have occurred" (RRA §3(a)(ii)), however many days between were excused.
+
+    The terms give the default (``defaults.unusable``: its label, its cure period, the
+    causes it excuses); a span whose cause is excused (``selling_holder_information``: an
+    amendment or supplement for selling securityholders' information) is no default, and
+    permitted Suspension Periods cover days only if ``suspension`` is an excused cause."""
     out, problems = [], []
-    n = terms.cure_business_days
+    kind = terms.defaults.unusable
+    if kind is None:
+        return out, problems
+    n, unit = kind.cure.count, kind.cure.unit
+    if "suspension" not in kind.excused:
+        permitted = ()
+    right = terms.suspensions.section if terms.suspensions is not None else ""
     for span in shelf.unusable:
         if not shelf.in_effectiveness_period(span.start):
             problems.append(f"ShelfUnusable {span.events[0]} on {span.start} is outside the "
-                            f"Effectiveness Period: not a Registration Default (RRA §3(a)(iii))")
+                            f"Effectiveness Period: not a Registration Default "
+                            f"({kind.section})")
+            continue
+        if span.reason in kind.excused:
+            problems.append(f"ShelfUnusable {span.events[0]} on {span.start} ({span.reason}) "
+                            f"is excused: not a Registration Default ({kind.section})")
             continue
         pieces = _uncovered(span.start, span.end, permitted)
         if not pieces:
@@ -181,14 +205,14 @@ def unusable_defaults(shelf: Shelf, terms: RegistrationTerms, calendar: Business
         first = pieces[0][0]
         covered = "" if first == span.start else (
             f"; {span.start} to {first - ONE_DAY} inside a permitted Suspension Period "
-            f"(RRA §4(b)(i))")
-        last = calendar.add_business_days(first, n)
-        whole = _make("(iii)", "RRA §3(a)(iii)", last, span.end, span.events,
+            f"({right})")
+        last = after(first, n, unit, calendar)
+        whole = _make(("unusable", kind.label), kind.section, last, span.end, span.events,
                       f"the shelf ceased to be effective or usable ({span.reason}) and was "
-                      f"not cured within {n} Business Days",
-                      Worked(f"unusable from {span.start}{covered}; {n} Business Days after "
-                             f"{first} = {last}", (Step("plus_business_days", (first, n, calendar),
-                                                        last, "last day to cure"),)),
+                      f"not cured within {n} {unit_words(unit)}",
+                      Worked(f"unusable from {span.start}{covered}; {n} {unit_words(unit)} "
+                             f"after {first} = {last}", (_cure_step(first, n, unit, calendar,
+                                                                    last),)),
                       readings, period_end=shelf.period_end, as_of=as_of)
         if pieces == [(span.start, span.end)]:  # no day of the span is covered
             out.append(whole)
@@ -209,41 +233,59 @@ def unusable_defaults(shelf: Shelf, terms: RegistrationTerms, calendar: Business
     return out, problems
 
 
+def _cure_step(first: date, n: int, unit: str, calendar: BusinessCalendar,
+               last: date) -> Step:
+    if unit == "business":
+        return Step("plus_business_days", (first, n, calendar), last, "last day to cure")
+    return Step("plus_days", (first, n), last, "last day to cure")
+
+
 def suspension_defaults(found: Sequence[Breach], shelf: Shelf, terms: RegistrationTerms,
                         calendar: BusinessCalendar, readings: Mapping[str, str],
                         as_of: date | None = None) -> list[RegistrationDefault]:
-    """RRA §3(a)(iv)(A) and (B) from the breaches of the suspension limits; and, for
-    suspended days beyond the 45 (60)-in-90 right (RRA §4(b)(i)), the default that
+    """RRA §3(a)(iv)(A) and (B) from the breaches of the suspension limits (the terms'
+    ``defaults.suspension`` and the windows with a ``default`` of their own); and, for
+    suspended days beyond a right to suspend (RRA §4(b)(i)), the default that
     interpretation ``window_breach`` reads into them (:func:`_window_default`)."""
     out = []
     for b in found:
         p = b.period
         if b.kind == "single_period":
-            out.append(_make("(iv)(A)", b.clause, b.first_day - ONE_DAY, p.end, b.events,
-                             b.rule, Worked(
+            kind = terms.defaults.suspension
+            if kind is None:   # no default of its own: beyond the right, as a window's excess
+                if readings["window_breach"] in ("usability_default", "suspension_default"):
+                    made = _window_default(b, shelf, terms, calendar, readings, as_of)
+                    if made is not None:
+                        out.append(made)
+                continue
+            out.append(_make(("suspension", kind.label), b.clause, b.first_day - ONE_DAY, p.end,
+                             b.events, b.rule, Worked(
                                  f"Suspension Period from {p.start}; its {b.limit}th day "
                                  f"= {p.start} + {b.limit - 1} days = {b.first_day - ONE_DAY}",
                                  (Step("plus_days", (p.start, b.limit - 1),
                                        b.first_day - ONE_DAY, "its last permitted day"),)),
                              readings, period_end=shelf.period_end, as_of=as_of))
         elif b.kind == "aggregate":
-            out.append(_make("(iv)(B)", b.clause, b.first_day - ONE_DAY, p.end, b.events,
-                             b.rule, f"{b.limit} suspended days in the {b.window} days ending "
-                             f"{b.first_day - ONE_DAY}; more on {b.first_day}",
+            out.append(_make(("aggregate", b.label), b.clause, b.first_day - ONE_DAY, p.end,
+                             b.events, b.rule, f"{b.limit} suspended days in the {b.window} "
+                             f"days ending {b.first_day - ONE_DAY}; more on {b.first_day}",
                              readings, period_end=shelf.period_end, as_of=as_of))
         elif readings["window_breach"] in ("usability_default", "suspension_default"):
-            out.append(_window_default(b, shelf, terms, calendar, readings, as_of))
+            made = _window_default(b, shelf, terms, calendar, readings, as_of)
+            if made is not None:
+                out.append(made)
     return out
 
 
 def _window_default(b: Breach, shelf: Shelf, terms: RegistrationTerms,
                     calendar: BusinessCalendar, readings: Mapping[str, str],
-                    as_of: date | None) -> RegistrationDefault:
+                    as_of: date | None) -> RegistrationDefault | None:
     """Suspended days beyond the 45 (60)-in-90 right (RRA §4(b)(i)), each period within
     its own limit. ``window_breach=usability_default``: the shelf is unusable outside a
     permitted suspension from the first such day, a default (iii) once the five Business
     Days of §3(a)(iii) have passed; ``suspension_default``: default (iv)(A) at once, the
-    first such day being the first day of breach (no grace).
+    first such day being the first day of breach (no grace). (An agreement without the
+    default the reading names leaves the days a breach reported, as ``report_only``.)
 
     The default ends when the period ends, or hands over to the period's own default
     (iv)(A) on that default's first accrual day (its 46th (61st) day, a day later with
@@ -251,13 +293,22 @@ def _window_default(b: Breach, shelf: Shelf, terms: RegistrationTerms,
     between them); the hand-over is known only once that day has passed on ``as_of``
     (before it, the default still runs)."""
     p = b.period
-    own_end = p.start + ONE_DAY * p.limit(terms.suspension_limits)   # its 46th (61st) day
-    handover = _make("(iv)(A)", "", own_end - ONE_DAY, None, (), "", "", readings).accrual_from
+    single, unusable = terms.defaults.suspension, terms.defaults.unusable
+    limits = terms.suspensions
+    if limits is not None and limits.single is not None and single is not None:
+        own_end = p.start + ONE_DAY * p.limit(limits)   # its 46th (61st) day
+        handover = _make(("suspension", ""), "", own_end - ONE_DAY, None, (), "", "",
+                         readings).accrual_from
+    else:   # no limit of its own: nothing takes over
+        own_end = handover = date.max
     cure = p.end if p.end is not None and p.end <= own_end else None
     taken_over = (handover if cure is None and (as_of is None or handover <= as_of)
-                  else None)
+                  and handover != date.max else None)
     if readings["window_breach"] == "suspension_default":
-        return _make("(iv)(A)", "RRA §3(a)(iv)(A), §4(b)(i)", b.first_day - ONE_DAY, cure,
+        if single is None:
+            return None
+        return _make(("suspension", single.label), cite(single.section, b.clause),
+                     b.first_day - ONE_DAY, cure,
                      b.events, f"{b.rule}: the suspension exceeds the Company's right to "
                      f"suspend, a Registration Default at once",
                      Worked(f"first day beyond the right {b.first_day}; the last day within "
@@ -265,14 +316,16 @@ def _window_default(b: Breach, shelf: Shelf, terms: RegistrationTerms,
                                 "plus_days", (b.first_day, -1), b.first_day - ONE_DAY,
                                 "the last day within the right"),)), readings, period_end=shelf.period_end,
                      superseded=taken_over, extra=("window_breach",), as_of=as_of)
-    last = calendar.add_business_days(b.first_day, terms.cure_business_days)
-    return _make("(iii)", "RRA §3(a)(iii), §4(b)(i)", last, cure, b.events,
-                 f"{b.rule}: the shelf is unusable outside a permitted suspension "
-                 f"and not cured within {terms.cure_business_days} Business Days",
+    if unusable is None:
+        return None
+    n, unit = unusable.cure.count, unusable.cure.unit
+    last = after(b.first_day, n, unit, calendar)
+    return _make(("unusable", unusable.label), cite(unusable.section, b.clause), last, cure,
+                 b.events, f"{b.rule}: the shelf is unusable outside a permitted suspension "
+                 f"and not cured within {n} {unit_words(unit)}",
                  Worked(f"first day beyond the right {b.first_day}; "
-                        f"{terms.cure_business_days} Business Days after = {last}",
-                        (Step("plus_business_days", (b.first_day, terms.cure_business_days,
-                                                     calendar), last, "last day to cure"),)),
+                        f"{n} {unit_words(unit)} after = {last}",
+                        (_cure_step(b.first_day, n, unit, calendar, last),)),
                  readings, period_end=shelf.period_end, superseded=taken_over,
                  extra=("window_breach",), as_of=as_of)
 
@@ -297,6 +350,6 @@ def registration_defaults(shelf: Shelf, found: Sequence[Breach], terms: Registra
     # SPEC §1: a tie is broken by the order the events were recorded (their seq), never
     # by their content (ids are UUIDs in the store)
     position = seq_of if seq_of is not None else (lambda i: 0)
-    listed.sort(key=lambda d: (d.accrual_from, ORDER[d.kind],
+    listed.sort(key=lambda d: (d.accrual_from, ORDER[d.what],
                                tuple(position(i) for i in d.events)))
     return listed, problems

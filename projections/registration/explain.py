@@ -17,8 +17,46 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
+from ledger.registration_terms import cite, parent_section
 from projections.explanation import Context, added, checks_of, deal_opened, generic, words
 from projections.worked import Step, Worked, show
+
+from .clock import ordinal
+
+
+class Sections:
+    """The deal's own sections an explanation cites (its terms: ``Context.terms``)."""
+
+    def __init__(self, c: Context) -> None:
+        t = c.terms
+        self.period = t.effectiveness_period.section
+        self.damages, self.payment = t.damages.section, t.payment.section
+        self.interest = cite(self.damages, self.payment)
+        self.filing = t.filing.section if t.filing else ""
+        self.effectiveness = t.effectiveness.section if t.effectiveness else ""
+        record = t.citations.get("record_dates")
+        business = t.citations.get("business_day")
+        self.schedule = cite(self.payment, record.section if record else "",
+                             business.section if business else "")
+        s = t.suspensions
+        self.suspensions = s.section if s is not None else ""
+        notice = t.citations.get("suspension_notice")
+        self.period_node = cite(self.suspensions, notice.section if notice else "")
+        self.single = s.single.section if s is not None and s.single is not None else ""
+        aggregate = [w.default.section for w in (s.windows if s else ()) if w.default]
+        self.windows = cite(self.suspensions, *aggregate)
+        kinds = [t.defaults.suspension.section] if t.defaults.suspension else []
+        self.limits = cite(self.suspensions, parent_section(kinds + aggregate))
+        affiliates = t.amendments.majority.affiliates
+        self.affiliates = affiliates.section if affiliates is not None else ""
+        self.terms = t
+
+
+def sections(c: Context) -> Sections:
+    found = c.__dict__.get("_sections")
+    if found is None:
+        found = c.__dict__["_sections"] = Sections(c)
+    return found
 
 def _default_item(c: Context) -> dict:
     d = c.loc.at(3)
@@ -30,8 +68,9 @@ def _deadline_entry(c: Context, clause: str) -> dict | None:
     return next((o for o in c.report.get("deadlines", []) if o["clause"] == clause), None)
 
 
-def _shelf_deadline(clause: str, what: str):
+def _shelf_deadline(name: str, what: str):
     def explain_it(c: Context) -> dict:
+        clause = getattr(sections(c), name)
         o = _deadline_entry(c, clause)
         if o is None:
             return c.node(f"the {what}", clause=clause, rule=f"the {what} (no deadline entry)")
@@ -39,8 +78,9 @@ def _shelf_deadline(clause: str, what: str):
     return explain_it
 
 
-def _shelf_event(clause: str, event_type: str, what: str):
+def _shelf_event(name: str, event_type: str, what: str):
     def explain_it(c: Context) -> dict:
+        clause = getattr(sections(c), name)
         o = _deadline_entry(c, clause)
         ids = c.of_type(o["events"] if o else [], event_type)
         if c.loc.value is None:
@@ -54,7 +94,7 @@ def _shelf_event(clause: str, event_type: str, what: str):
 def _period_end(c: Context) -> dict:
     basis = c.report["registration"].get("effectiveness_period_basis")
     if not basis:
-        return c.node("no Effectiveness Period yet", clause="RRA §2(a)(iii)",
+        return c.node("no Effectiveness Period yet", clause=sections(c).period,
                       rule="the Effectiveness Period starts when the shelf is declared effective")
     return c.from_basis(basis, f"the Effectiveness Period ends {c.loc.value}")
 
@@ -78,7 +118,8 @@ def _in_default(c: Context) -> dict:
         last = max(defaults, key=lambda d: d["accrual_until"] or "9999")
         parts = [c.from_basis(last["basis"], f"the latest, Registration Default {last['kind']}, "
                                              f"accrued until {last['accrual_until']} (exclusive)")]
-    return c.node(f"in default on {as_of}: {str(c.loc.value).lower()}", clause="RRA §3(a)",
+    return c.node(f"in default on {as_of}: {str(c.loc.value).lower()}",
+                  clause=sections(c).damages,
                   rule="in default while a Registration Default accrues Additional Interest: "
                        "from the day after its default date to the day before its cure",
                   arithmetic=words(text), parts=parts)
@@ -111,7 +152,7 @@ def _payment_total(c: Context) -> dict:
     pay = _payment(c)
     holders = list(pay["amounts"])
     return c.node(f"total Additional Interest for {pay['payment_date']}: {pay['total']}",
-                  clause="RRA §3(a), §3(b)",
+                  clause=sections(c).interest,
                   rule="the sum of each Record Holder's amount, each rounded once",
                   arithmetic=added([pay["amounts"][h] for h in holders], pay["total"]),
                   parts=[_amount_node(c, pay, h, deep=False) for h in holders])
@@ -127,7 +168,7 @@ def _paid_holder(c: Context) -> dict:
     ids = _paid_events(c, pay, holder)
     amounts = [format(c.events[i].data["amount"], "f") for i in ids]
     return c.node(f"paid to {holder} for {pay['payment_date']}: {c.loc.value}",
-                  clause="RRA §3(b)", events=ids,
+                  clause=sections(c).payment, events=ids,
                   rule="the AdditionalInterestPaid events for this holder and payment date",
                   arithmetic=added(amounts, str(c.loc.value)))
 
@@ -135,7 +176,8 @@ def _paid_holder(c: Context) -> dict:
 def _paid_total(c: Context) -> dict:
     pay = _payment(c)
     ids = _paid_events(c, pay, None)
-    return c.node(f"paid for {pay['payment_date']}: {pay['paid_total']}", clause="RRA §3(b)",
+    return c.node(f"paid for {pay['payment_date']}: {pay['paid_total']}",
+                  clause=sections(c).payment,
                   events=ids, rule="the AdditionalInterestPaid events for this payment date",
                   arithmetic=added([format(c.events[i].data["amount"], "f") for i in ids],
                                        pay["paid_total"]))
@@ -146,7 +188,7 @@ def _payment_status(c: Context) -> dict:
     as_of = c.report["as_of"]
     return c.node(f"status of {pay['payment_date']}: {pay['status']}"
                   + (", late" if pay.get("late") else ""),
-                  clause="RRA §3(b)", events=_paid_events(c, pay, None),
+                  clause=sections(c).payment, events=_paid_events(c, pay, None),
                   rule="accruing while the interest period is open on as_of; then due, paid, "
                        "underpaid or overpaid by comparing each Holder's payments with its "
                        "amount; late when a Holder is short after the payment day",
@@ -167,7 +209,7 @@ def _payment_schedule(c: Context) -> dict:
         day += timedelta(days=1)
     roll = (f"{due} is a Business Day" if not skipped
             else f"not Business Days: {'; '.join(skipped)}; paid on {paid_on}")
-    clause = "RRA §3(b), §1 Record Holder, §1 Business Day"
+    clause = sections(c).schedule
     return c.node(f"Interest Payment Date {pay['payment_date']}", clause=clause,
                   rule="semi-annually in arrears for the interest period ending on the Interest "
                        "Payment Date, to the Record Holders on the record date; a day that is "
@@ -181,7 +223,7 @@ def _holder_total(c: Context) -> dict:
     ai = c.report["additional_interest"]
     pays = [p for p in ai["payments"] if holder in p["amounts"]]
     return c.node(f"Additional Interest for {holder} to {c.report['as_of']}: {c.loc.value}",
-                  clause="RRA §3(a), §3(b)",
+                  clause=sections(c).interest,
                   rule="the sum of the holder's amount for each Interest Payment Date, each "
                        "rounded once, counting days up to and including as_of",
                   arithmetic=added([p["amounts"][holder] for p in pays], str(c.loc.value)),
@@ -196,7 +238,7 @@ def _accrued_total(c: Context) -> dict:
         sub = c.at(f"additional_interest.by_holder.{json.dumps(h, ensure_ascii=False)}")
         parts.append(_holder_total(sub))
     return c.node(f"Additional Interest accrued to {c.report['as_of']}: {c.loc.value}",
-                  clause="RRA §3(a), §3(b)", rule="the sum over the Holders",
+                  clause=sections(c).interest, rule="the sum over the Holders",
                   arithmetic=added(list(by.values()), str(c.loc.value)), parts=parts)
 
 
@@ -205,7 +247,8 @@ def _paid_to_as_of(c: Context) -> dict:
     pays = [p for p in ai["payments"] if p["paid_events"]]
     ids = [i for p in pays for i in _paid_events(c, p, None)]
     return c.node(f"Additional Interest paid to {c.report['as_of']}: {c.loc.value}",
-                  clause="RRA §3(b)", events=ids, rule="the sum of AdditionalInterestPaid",
+                  clause=sections(c).payment, events=ids,
+                  rule="the sum of AdditionalInterestPaid",
                   arithmetic=added([p["paid_total"] for p in pays], str(c.loc.value)))
 
 
@@ -219,7 +262,7 @@ def _defaults_of(c: Context, indices: Iterable[int]) -> list[dict]:
 def _episode(c: Context) -> dict:
     ep = c.loc.at(3)
     return c.node(f"default episode {ep['episode']}: {ep['start']} to {ep['end']}",
-                  clause="RRA §3(a)", interpretations=["overlapping_defaults"],
+                  clause=sections(c).damages, interpretations=["overlapping_defaults"],
                   rule="overlapping or adjacent Registration Defaults form one episode with one "
                        "rate clock; a new episode after a cure starts again at the first rate",
                   parts=_defaults_of(c, ep["defaults"]))
@@ -237,7 +280,7 @@ def _day_count(c: Context) -> dict:
 
 
 def _accrued_through(c: Context) -> dict:
-    return c.node(f"days counted through {c.loc.value}", clause="RRA §3(a)",
+    return c.node(f"days counted through {c.loc.value}", clause=sections(c).damages,
                   rule="Additional Interest is counted up to and including as_of")
 
 
@@ -253,7 +296,7 @@ def _period_node(c: Context, p: Mapping[str, Any]) -> dict:
     stop = (date.fromisoformat(p["end"]) if p["end"]
             else date.fromisoformat(c.report["as_of"]) + timedelta(days=1))
     return c.node(f"Suspension Period from {p['start']}: {p['days']} days",
-                  clause="RRA §4(b)(i), §4(c)", events=p["events"],
+                  clause=sections(c).period_node, events=p["events"],
                   rule="a Suspension Period covers the days from SuspensionStarted to the day "
                        "before SuspensionEnded (an open one counts through as_of)",
                   arithmetic=Worked(f"{p['start']} up to {end}: {p['days']} days", (
@@ -267,10 +310,14 @@ def _suspension_period(c: Context) -> dict:
     if field == "last_permitted_day":
         limit = (_limits(c)["limit_90_material"] if p["material_transaction"]
                  else _limits(c)["limit_90"])
-        return c.node(f"its {limit}th day: {p['last_permitted_day']}", clause="RRA §3(a)(iv)(A)",
-                      events=p["events"],
-                      rule="a Suspension Period must end by its 45th day (60th with a material "
-                           "transaction): start + 44 (59) days",
+        single = sections(c).terms.suspensions.single
+        more = (f" ({ordinal(single.material_days)} with a material transaction)"
+                if single.material_days is not None else "")
+        back = (f" ({single.material_days - 1})" if single.material_days is not None else "")
+        return c.node(f"its {limit}th day: {p['last_permitted_day']}",
+                      clause=sections(c).single, events=p["events"],
+                      rule=f"a Suspension Period must end by its {ordinal(single.days)} "
+                           f"day{more}: start + {single.days - 1}{back} days",
                       arithmetic=Worked(
                           f"{p['start']} + {limit - 1} days = {p['last_permitted_day']}",
                           (Step("plus_days", (date.fromisoformat(p["start"]), limit - 1),
@@ -310,7 +357,7 @@ def _trailing(c: Context) -> dict:
     length = 90 if key.endswith("90") else 360
     counts, used = _window_days(c, length)
     return c.node(f"suspended days in the {length} days ending {c.report['as_of']}: "
-                  f"{c.loc.value}", clause="RRA §4(b)(i), §3(a)(iv)(B)",
+                  f"{c.loc.value}", clause=sections(c).windows,
                   rule=f"days of Suspension Periods inside the trailing {length}-day window",
                   arithmetic=_window_sum(counts, c.loc.value),
                   parts=[_period_node(c, p) for p in used])
@@ -324,7 +371,7 @@ def _suspension_figure(c: Context) -> dict:
         end = s.get(f"max_{length}_window_end")
         most = s[f"max_{length}"]
         return c.node(f"most suspended days in any {length}-day window so far: {most}",
-                      clause="RRA §4(b)(i), §3(a)(iv)(B)",
+                      clause=sections(c).windows,
                       rule=f"the largest total of suspended days in a {length}-day window "
                            "ending on or before as_of",
                       arithmetic=_window_most(c, int(length), end, most),
@@ -334,20 +381,36 @@ def _suspension_figure(c: Context) -> dict:
         limit = s[f"limit_{rest}"]
         used = s["trailing_360" if rest == "360" else "trailing_90"]
         return c.node(f"suspension days still allowed ({rest}): {c.loc.value}",
-                      clause="RRA §4(b)(i)", rule="the limit less the days in the trailing window",
+                      clause=sections(c).suspensions,
+                      rule="the limit less the days in the trailing window",
                       arithmetic=Worked(f"{limit} - {used} = {c.loc.value}" if limit >= used
                                         else f"max(0, {limit} - {used}) = 0", (
                           Step("max", (Step("difference", (limit, used), limit - used), 0),
                                c.loc.value, "days still allowed"),)))
     if key.startswith("limit_"):
-        return c.node(f"suspension limit {key}: {c.loc.value}", clause="RRA §4(b)(i), §3(a)(iv)",
-                      rule="45 days in any 90-day period (60 with a material transaction), 90 "
-                           "in any 360-day period (the deal's suspension_limits term)")
+        return c.node(f"suspension limit {key}: {c.loc.value}", clause=sections(c).limits,
+                      rule=_limits_rule(sections(c).terms.suspensions))
     if key.startswith("grows_"):
-        return c.node(f"the allowance grows again on {c.loc.value}", clause="RRA §4(b)(i)",
+        return c.node(f"the allowance grows again on {c.loc.value}",
+                      clause=sections(c).suspensions,
                       rule="the first day the trailing window drops a suspended day, assuming "
                            "no suspension after as_of")
     return generic(c)
+
+
+def _limits_rule(s: Any) -> str:
+    """The deal's suspension limits in words: "45 days in any 90-day period (60 with a
+    material transaction), 90 in any 360-day period (the deal's suspension terms)"."""
+    if s is None:
+        return "no right to suspend (the deal's terms)"
+    parts = []
+    for i, w in enumerate(s.windows):
+        span = f"{w.in_days}-day" if w.in_days is not None else f"{w.in_months}-month"
+        days = f"{w.days} days" if i == 0 else str(w.days)
+        more = (f" ({w.material_days} with a material transaction)"
+                if w.material_days is not None else "")
+        parts.append(f"{days} in any {span} period{more}")
+    return ", ".join(parts) + " (the deal's suspension terms)"
 
 
 def _window_most(c: Context, length: int, end: str | None, most: int) -> Worked:
@@ -391,7 +454,7 @@ def _majority(c: Context) -> dict:
         node["checks"], node["unchecked"] = [], []
         node["rule"] = ("the principal of the Notes outstanding, restricted conversion shares at "
                         "shares × conversion price, less what the company and its affiliates "
-                        "hold (RRA §10(H))")
+                        f"hold ({sections(c).affiliates})")
     return node
 
 
@@ -409,12 +472,12 @@ _PAY = _AI + ("payments", "[]")
 #: (pattern prefix, exact?, explainer), most specific first.
 EXPLAINERS: tuple[tuple[tuple[str, ...], bool, Any], ...] = (
     (_R + ("defaults", "[]"), False, _default_item),
-    (_R + ("filing_deadline",), True, _shelf_deadline("RRA §2(a)(i)", "Shelf Filing Deadline")),
+    (_R + ("filing_deadline",), True, _shelf_deadline("filing", "Shelf Filing Deadline")),
     (_R + ("effectiveness_deadline",), True,
-     _shelf_deadline("RRA §2(a)(ii)", "Effectiveness Target Date")),
-    (_R + ("filed_on",), True, _shelf_event("RRA §2(a)(i)", "ShelfFiled", "filed")),
+     _shelf_deadline("effectiveness", "Effectiveness Target Date")),
+    (_R + ("filed_on",), True, _shelf_event("filing", "ShelfFiled", "filed")),
     (_R + ("effective_on",), True,
-     _shelf_event("RRA §2(a)(ii)", "ShelfEffective", "declared effective")),
+     _shelf_event("effectiveness", "ShelfEffective", "declared effective")),
     (_R + ("effectiveness_period_end",), True, _period_end),
     (_R + ("in_default",), True, _in_default),
     (_PAY + ("amounts", "*"), True, _payment_amount),

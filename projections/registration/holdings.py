@@ -36,7 +36,10 @@ from ledger.stored import Event
 
 from .tally import ZERO as _ZERO, Conversion, Tally
 
-POSITION_EVENTS = ("NotesIssued", "NotesTransferred", "NotesConverted", "NotesRetired")
+POSITION_EVENTS = ("NotesIssued", "NotesTransferred", "NotesConverted", "NotesRetired",
+                   "ConversionSharesTransferred")
+#: the position events naming two Holders (a seller and a buyer)
+TWO_HOLDERS = ("NotesTransferred", "ConversionSharesTransferred")
 
 
 class Lot:
@@ -201,6 +204,11 @@ class Holdings:
         self._indexed = 0
         self._before: dict[date, dict[str, tuple[list[date], list[str]]]] = {}
 
+    @property
+    def position_events(self) -> list[Event]:
+        """The position events, in timeline order."""
+        return self._lots.events
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Holdings):
             return NotImplemented
@@ -235,7 +243,7 @@ class Holdings:
             for e in self._lots.events[done:count]:
                 data = e.data
                 day, ident = e.date, e.id
-                if e.type == "NotesTransferred":
+                if e.type in TWO_HOLDERS:
                     holders: tuple[str, ...] = (data["from_holder"], data["to_holder"])
                 else:
                     holders = (data["holder"],)
@@ -293,7 +301,8 @@ def fates(lot: Lot, mark: int) -> list[tuple[Decimal, Lot]]:
 class _Book:
     """The running state while the events are applied in (date, seq) order."""
 
-    def __init__(self) -> None:
+    def __init__(self, frees: frozenset[str] = frozenset({"shelf"})) -> None:
+        self.frees = frees                # the sales (``under``) that end a TRS
         self.held: dict[str, dict[int, Lot]] = {}
         # per Holder, every lot it was ever given, in the order it was given them (the
         # order of ``held``): a snapshot's table is read back from these (``table``)
@@ -373,7 +382,8 @@ class _Book:
 
     def apply(self, e: Event, made_at: int) -> None:
         """One position event. NotesIssued makes a TRS lot; NotesTransferred moves
-        principal, and ``under_shelf`` ends its TRS status on the sale day (RRA §1
+        principal, and a sale ``under`` the shelf (or another the terms name, ``frees``)
+        ends its TRS status on the sale day (RRA §1
         Transfer Restricted Securities (A): "disposed of in accordance with the Shelf Registration Statement");
         NotesConverted and NotesRetired end it (TRS (B): "ceases to be outstanding
         (whether as a result of redemption, repurchase and cancellation, conversion or
@@ -382,7 +392,7 @@ class _Book:
         kind = e.type
         if kind == "NotesTransferred":   # the most frequent event: take, hold, note inline
             to, seller, amount = data["to_holder"], data["from_holder"], data["principal"]
-            shelf = bool(data.get("under_shelf", False))
+            shelf = data["under"] in self.frees
             queue = self.queue.get(seller)
             head = queue[0][3] if queue else None
             if head is not None and head.principal > amount > 0:
@@ -449,6 +459,11 @@ class _Book:
                                                    e.date, e.id))
                 self.shares_total += data["shares"]
             self.note(holder, e)
+        elif kind == "ConversionSharesTransferred":   # no Note moves: noted for both
+            if data["under"] in self.frees:
+                self.shares_total -= data["shares"]
+            self.note(data["from_holder"], e)
+            self.note(data["to_holder"], e)
 
     def table(self, mark: int) -> dict[str, tuple[tuple[Lot, ...], tuple[Decimal, ...]]]:
         """The Holders as they were after ``mark`` events, read back from the lots (the
@@ -488,10 +503,11 @@ class _Lots:
 
     __slots__ = ("events", "last_end", "book")
 
-    def __init__(self, events: list[Event], last_end: date | None) -> None:
+    def __init__(self, events: list[Event], last_end: date | None,
+                 frees: frozenset[str] = frozenset({"shelf"})) -> None:
         self.events = events              # the position events, in timeline order
         self.last_end = last_end          # the day of the last conversion or retirement
-        self.book = _Book()
+        self.book = _Book(frees)
 
     def through(self, count: int) -> _Book:
         """The book after the first ``count`` events."""
@@ -518,14 +534,16 @@ _DATE = attrgetter("date")
 
 
 def build_holdings(events: Sequence[Event], snapshot_days: Iterable[date], *,
-                   tally: bool = True) -> Holdings:
+                   tally: bool = True, frees: frozenset[str] = frozenset({"shelf"})
+                   ) -> Holdings:
     """Apply the position events (RRA §1 "Transfer Restricted Securities" (A), (B)) in
     timeline order; snapshot the Holders at the end of each of ``snapshot_days``. The
     position events are tallied (``tally.Tally``); their lots and each Holder's index of
     events are made when first asked for, as far as asked. ``tally=False`` (or a deal
     whose principals are not all written alike) makes every lot and the whole index at
-    once and answers every snapshot from the lots, the plain way."""
-    count = Tally()
+    once and answers every snapshot from the lots, the plain way. ``frees``: the sales
+    (``under``) that end a Note's restriction (the terms' ``transfer_restricted``)."""
+    count = Tally(frees)
     days = sorted(set(snapshot_days))
     n_days = len(days)
     marks: list[tuple[date, int, tuple[dict[str, Decimal], dict[str, Decimal]]]] = []
@@ -554,7 +572,7 @@ def build_holdings(events: Sequence[Event], snapshot_days: Iterable[date], *,
             amount = data["principal"]
             held = trs_of.get(data["from_holder"])
             if (held is not None and held >= amount and amount.same_quantum(count.quantum)
-                    and not data.get("under_shelf", False)):
+                    and data["under"] not in frees):
                 got = trs_of.get(data["to_holder"])
                 if got is not None and data["to_holder"] != data["from_holder"]:
                     trs_of[data["from_holder"]] = held - amount
@@ -567,7 +585,7 @@ def build_holdings(events: Sequence[Event], snapshot_days: Iterable[date], *,
     if i < n_days:
         sums = (dict(count.trs), dict(count.other))
         marks.extend((d, n, sums) for d in days[i:])
-    lots = _Lots(positions, count.last_end)
+    lots = _Lots(positions, count.last_end, frees)
     if tally and count.uniform:
         snapshots = {d: Snapshot(d, mark, lots, sums) for d, mark, sums in marks}
         problems = tuple(count.problems)

@@ -30,6 +30,8 @@ from fractions import Fraction
 from typing import Callable, Mapping, NamedTuple, Sequence
 
 from ledger.daycount import year_fraction
+from ledger.dealterms import RegistrationTerms
+from ledger.registration_terms import cite
 from projections.basis import Basis
 from projections.worked import Step, Worked
 
@@ -38,11 +40,28 @@ from .money import cents, exact_ratio, plain, round_ratio, year_fraction_text
 from .questionnaire import NEVER_ASKED, Entitlement, Questionnaires
 from .rates import RateSegment
 from .schedule import InterestPeriod
+from .shares import ConversionPrices, ShareBook, share_windows
 
 CLAUSE = "RRA §3(a), §3(b)"
 RULE = ("principal held on the record date × rate × day-count fraction, per sub-period of "
         "constant rate and principal in default while Transfer Restricted; rounded once")
 NOT_ENTITLED = "RRA §3(a) (last paragraph)"
+
+
+def amount_words(terms: RegistrationTerms) -> tuple[str, str, str]:
+    """(clause, rule, the clause of a Holder not entitled) of a Holder's amount, from
+    the terms: ``RRA §3(a), §3(b)``, the Infocrossing RRA's rule, ``RRA §3(a) (last
+    paragraph)``."""
+    damages, payment = terms.damages, terms.payment
+    while_ = ("while Transfer Restricted" if damages.base == "transfer_restricted"
+              else "while outstanding")
+    shares = ("; Conversion Shares as shares × the Applicable Conversion Price"
+              if damages.conversion_shares == "applicable_conversion_price" else "")
+    rule = (f"principal held on the record date × rate × day-count fraction, per sub-period "
+            f"of constant rate and principal in default {while_}{shares}; rounded once")
+    not_entitled = (payment.section if payment.paid_to.startswith("questionnaire")
+                    else f"{damages.section} (last paragraph)")
+    return cite(damages.section, payment.section), rule, not_entitled
 ZERO = Decimal("0.00")
 # a NamedTuple made from its fields in order, without its __new__ (a Python function)
 _NEW_TUPLE = tuple.__new__
@@ -83,17 +102,21 @@ class HolderAmount(NamedTuple):
         return Fraction(self.num, self.den)
 
 
-def rate_runs(segments: Sequence[RateSegment]) -> list[Run]:
+def rate_runs(segments: Sequence[RateSegment], highest: bool = False,
+              cap: Decimal | None = None) -> list[Run]:
     """The total rate as maximal runs of days (with ``additive`` defaults the rates add
-    up), so that a sub-period is cut only where rate or principal changes (SPEC §4.4
-    "Amount": "one sub-period where rate and principal are constant")."""
+    up, with ``highest`` the highest stands; never more than the terms' cap), so that a
+    sub-period is cut only where rate or principal changes (SPEC §4.4 "Amount": "one
+    sub-period where rate and principal are constant")."""
     edges = sorted({x for s in segments for x in (s.start, s.end)})
     runs: list[Run] = []
     for a, b in zip(edges, edges[1:]):
         covering = [s.rate for s in segments if s.start <= a and s.end >= b]
         if not covering:
             continue
-        rate = sum(covering, Decimal(0))
+        rate = max(covering) if highest else sum(covering, Decimal(0))
+        if cap is not None and rate > cap:
+            rate = cap
         if runs and runs[-1].end == a and runs[-1].rate == rate:
             runs[-1] = Run(runs[-1].start, b, rate)
         else:
@@ -234,11 +257,39 @@ def _claimed(period: InterestPeriod, holdings: Holdings, forfeits: str
     return out
 
 
+@dataclass(frozen=True)
+class Payees:
+    """Who earns Additional Interest, on what (the terms': ``damages.base``,
+    ``damages.conversion_shares``, ``payment.paid_to``; the Rule 144(k) day where it ends
+    the restriction). ``PLAIN`` is the Infocrossing RRA's: the Record Holders of Transfer
+    Restricted Notes, on the Notes' restricted days, no damages on Conversion Shares."""
+
+    outstanding: bool = False     # damages on all Notes outstanding, not only restricted
+    free: date = date.max         # no security is restricted from this day (Rule 144(k))
+    paid_to: str = "record_holders_of_trs"
+    shares: tuple[ShareBook, ConversionPrices] | None = None
+
+
+PLAIN = Payees()
+
+
+def _by_delivery(questionnaires: Questionnaires, holder: str, day: date) -> Entitlement:
+    """``payment.paid_to`` of Questionnaire holders: entitled once it delivered one."""
+    d = questionnaires.delivered(holder, day)
+    if d is not None:
+        return Entitlement(True, f"Questionnaire delivered {d.on}: only Holders that "
+                                 f"delivered one are paid", (d.event,))
+    return Entitlement(False, f"no Questionnaire delivered by {day}: only Holders that "
+                              f"delivered one are paid")
+
+
 def holder_amounts(period: InterestPeriod, cutoff: date, accrual: Accrual,
                    holdings: Holdings, questionnaires: Questionnaires,
-                   readings: Mapping[str, str]) -> dict[str, HolderAmount]:
+                   readings: Mapping[str, str], payees: Payees = PLAIN
+                   ) -> dict[str, HolderAmount]:
     """Each claiming Holder's exact and rounded amount for ``period`` (a Holder not
-    entitled on the record date is owed 0)."""
+    entitled on the record date is owed 0). ``payees``: who earns on what, as the
+    terms say."""
     last_day = min(period.end, cutoff)
     factor = accrual.total
     out: dict[str, HolderAmount] = {}
@@ -255,11 +306,18 @@ def holder_amounts(period: InterestPeriod, cutoff: date, accrual: Accrual,
     start = period.start
     accrues: dict[tuple[date, date], Fraction | None] = {}   # window -> its factor, if any
 
+    outstanding, free = payees.outstanding, payees.free
+    since: dict[str, date] = {}     # paid_to Questionnaire holders from their delivery
+
     def window(lot: Lot) -> tuple[date, date] | None:
         """The days of the period ``lot`` earns on, if any of them accrues."""
         lo = start if lot.issued_on < start else lot.issued_on
-        end = lot.trs_end
+        end = lot.ended_on if outstanding else lot.trs_end
+        if free < last_day and (end is None or free < end):
+            end = free
         hi = last_day if end is None or end > last_day else end
+        if since and lot.holder in since and since[lot.holder] > lo:
+            lo = since[lot.holder]
         if lo >= hi:
             return None
         days = (lo, hi)
@@ -276,8 +334,20 @@ def holder_amounts(period: InterestPeriod, cutoff: date, accrual: Accrual,
     never = NEVER_ASKED[no_request]
     entitlement = questionnaires.entitlement
     events_before = holdings.events_before
-    for holder, (leaves, retired) in sorted(_claimed(period, holdings, forfeits).items()):
-        if len(leaves) == 1 and not retired:
+    shared: dict[str, dict[tuple[date, date], Decimal]] = {}
+    claimed = _claimed(period, holdings, forfeits)
+    if payees.paid_to.startswith("questionnaire_holders"):
+        def entitlement(holder: str, day: date, _reading: str) -> Entitlement:
+            return _by_delivery(questionnaires, holder, day)
+        asked = delivered = claimed   # every Holder is judged by its delivery
+        if payees.paid_to == "questionnaire_holders_from_delivery":
+            since.update((h, ds[0].on) for h, ds in questionnaires.deliveries.items())
+    if payees.shares is not None:   # damages on Conversion Shares (``shares``)
+        shared = share_windows(*payees.shares, period.record_date, start, last_day, free)
+        for holder in shared:
+            claimed.setdefault(holder, ([], []))
+    for holder, (leaves, retired) in sorted(claimed.items()):
+        if len(leaves) == 1 and not retired and holder not in shared:
             # one lot (a Holder that never split its Notes: most Holders of a deal, on
             # most dates): ``holder_amount`` of its one window, without its dicts and
             # calls, which cost more than the arithmetic (40,000 amounts in a 1,000-Holder
@@ -312,6 +382,13 @@ def holder_amounts(period: InterestPeriod, cutoff: date, accrual: Accrual,
             if (days := window(lot)) is not None:
                 live[days] = live.get(days, 0) + lot.principal
                 ended = True    # converted or retired
+        for days, q in shared.get(holder, {}).items():
+            if since and holder in since and since[holder] >= days[1]:
+                continue
+            if since and holder in since and since[holder] > days[0]:
+                days = (since[holder], days[1])
+            if accrues.setdefault(days, factor(*days)) is not None:
+                live[days] = live.get(days, 0) + q
         if live or lost:
             right = (never if holder not in asked and holder not in delivered
                      else entitlement(holder, judged_on, no_request))
@@ -422,7 +499,8 @@ def _owed_nothing(steps: tuple[Step, ...]) -> tuple[Step, ...]:
 
 def amount_basis(a: HolderAmount, accrual: Accrual,
                  behind: tuple[tuple[str, ...], tuple[str, ...]] = ((), ()),
-                 arithmetic: str | None = None) -> Basis:
+                 arithmetic: str | None = None,
+                 words: tuple[str, str, str] = (CLAUSE, RULE, NOT_ENTITLED)) -> Basis:
     """The explanation of one Holder's amount: the sum written out, then the rounding.
     ``behind`` is what the accrual rests on: the events of the Registration Defaults
     accruing in the Holder's sub-periods and the interpretations they and their rates
@@ -437,7 +515,7 @@ def amount_basis(a: HolderAmount, accrual: Accrual,
     # the steps are this Holder's own (a text may be shared by Holders of one position)
     exact = Worked(str(arithmetic), build=lambda: amount_steps(a, accrual))
     if not right.entitled:
-        return Basis(NOT_ENTITLED, f"not entitled to Additional Interest: {right.reason}",
+        return Basis(words[2], f"not entitled to Additional Interest: {right.reason}",
                      ids, interps, Worked(f"would be {arithmetic}; owed 0",
                                           build=lambda: _owed_nothing(exact.steps)))
     amount = a.amount
@@ -448,5 +526,5 @@ def amount_basis(a: HolderAmount, accrual: Accrual,
         [*before, last] = exact.steps
         return (*before, Step("round", (last,), amount, "rounded once, to the cent",
                               rounding=("half_up", 2)))
-    return Basis(CLAUSE, RULE, ids, interps, Worked(f"{arithmetic} → {a.amount}",
+    return Basis(words[0], words[1], ids, interps, Worked(f"{arithmetic} → {a.amount}",
                                                     build=rounded))

@@ -28,17 +28,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from ledger.stored import Event
 from ledger.dealterms import RegistrationTerms
+from ledger.registration_terms import cite
 from projections.basis import Basis
 from projections.worked import Step, Worked
 
-from .holdings import Holdings, Snapshot
+from .holdings import Snapshot
 from .money import money, plain
 
-CLAUSE = "RRA §1 Majority of Holders, §10(D), §10(H)"
 #: the event types ``majorities`` reads
 CONSENT_EVENTS = ("HolderAffiliation", "ConsentGiven")
 
@@ -52,6 +52,7 @@ class Consent:
     excluded: tuple[str, ...]
     basis: Basis
     not_holders: tuple[str, ...] = ()   # consented but own no Transfer Restricted Security
+    more_than: Decimal = Decimal("0.5")  # the share the amendment clause asks for, exceeded
 
     @property
     def share(self) -> Decimal:
@@ -59,7 +60,9 @@ class Consent:
 
     @property
     def majority(self) -> bool:
-        return self.consenting * 2 > self.total
+        if self.more_than == Decimal("0.5"):
+            return self.consenting * 2 > self.total
+        return self.consenting > self.total * self.more_than
 
 
 def affiliates(events: Sequence[Event]) -> dict[str, str]:
@@ -72,28 +75,44 @@ def affiliates(events: Sequence[Event]) -> dict[str, str]:
     return {h: e.id for h, e in latest.items() if e.data["company_affiliate"]}
 
 
-def weights(snap: Snapshot, holdings: Holdings, terms: RegistrationTerms) -> dict[str, Decimal]:
-    """Principal counted per Holder: Notes outstanding held plus Conversion Shares ×
-    the prevailing conversion price."""
+def weights(snap: Snapshot, shares: Mapping[str, int], price: Decimal
+            ) -> dict[str, Decimal]:
+    """Principal counted per Holder: Notes outstanding held plus restricted Conversion
+    Shares × the prevailing conversion price (``shares``: per Holder; empty where the
+    terms do not count them)."""
     out = {h: snap.notes(h) for h in snap.holders()}
-    for c in holdings.conversions:
-        out[c.holder] = out.get(c.holder, Decimal(0)) + c.shares * terms.conversion_price
+    for holder, n in shares.items():
+        out[holder] = out.get(holder, Decimal(0)) + n * price
     return {h: w for h, w in out.items() if w > 0}
 
 
-def is_holder(holder: str, snap: Snapshot, holdings: Holdings) -> bool:
+def is_holder(holder: str, snap: Snapshot, shares: Mapping[str, int]) -> bool:
     """RRA §1 "Holder": owns Transfer Restricted Securities (Notes not sold under the
-    shelf, or Conversion Shares, which stay Transfer Restricted in our reading)."""
-    return snap.trs(holder) > 0 or any(c.holder == holder for c in holdings.conversions)
+    shelf, or Conversion Shares still restricted)."""
+    return snap.trs(holder) > 0 or holder in shares
 
 
-def majorities(events: Sequence[Event], holdings: Holdings, snap: Snapshot,
-               terms: RegistrationTerms) -> dict[str, Consent]:
+def consent_rule(terms: RegistrationTerms) -> tuple[str, str]:
+    """The clause and rule of a consent: RRA §1 Majority of Holders, §10(D), §10(H)."""
+    m = terms.amendments.majority
+    clause = cite(m.section, terms.amendments.section,
+                  m.affiliates.section if m.affiliates is not None else "")
+    rule = (f"consent of Holders of more than {plain(m.more_than * 100)}% of the principal "
+            f"of Notes outstanding" + (", affiliates of the Company not counted"
+                                       if m.affiliates is not None else ""))
+    return clause, rule
+
+
+def majorities(events: Sequence[Event], snap: Snapshot, terms: RegistrationTerms,
+               shares: Mapping[str, int], price: Decimal) -> dict[str, Consent]:
     """For each ``matter`` of a ConsentGiven: the consenting principal (of Holders only,
     RRA §1), the total (every Note outstanding, RRA §1 "Majority of Holders") and
     whether it is a Majority of Holders."""
-    excluded = affiliates(events)
-    counted = {h: w for h, w in weights(snap, holdings, terms).items() if h not in excluded}
+    m = terms.amendments.majority
+    excluded = affiliates(events) if m.affiliates is not None else {}
+    counted = {h: w for h, w in weights(snap, shares if m.conversion_shares else {},
+                                        price).items() if h not in excluded}
+    clause, rule = consent_rule(terms)
     total = sum(counted.values(), Decimal(0))
     by_matter: dict[str, dict[str, str]] = {}
     for e in events:   # each Holder's first consent to each matter
@@ -107,7 +126,7 @@ def majorities(events: Sequence[Event], holdings: Holdings, snap: Snapshot,
     # RRA §1 "Holder" is judged once per Person at the time of determination, whatever
     # the number of matters it consented to
     givers_all = dict.fromkeys(h for givers in by_matter.values() for h in givers)
-    holders = {h for h in givers_all if h in counted and is_holder(h, snap, holdings)}
+    holders = {h for h in givers_all if h in counted and is_holder(h, snap, shares)}
     texts: dict[str, str] = {}
 
     def shown(holder: str) -> str:   # a Holder's principal, written once for every matter
@@ -123,8 +142,11 @@ def majorities(events: Sequence[Event], holdings: Holdings, snap: Snapshot,
         left_out = tuple(sorted(h for h in givers if h in excluded)) if excluded else ()
         not_holders = tuple(sorted(h for h in givers if h in counted and h not in holders))
         ids = tuple(givers.values()) + tuple(excluded[h] for h in left_out)
+        consent = Consent(matter, consenting, total, (), (), None, (), m.more_than)
+        needed = ("more than half" if m.more_than == Decimal("0.5")
+                  else f"more than {plain(m.more_than * 100)}%")
         text = (f"{' + '.join([shown(h) for h in yes]) or '0'} = {money(consenting)}"
-                f" of {money(total)}; more than half: {consenting * 2 > total}")
+                f" of {money(total)}; {needed}: {consent.majority}")
         if left_out:
             text += f"; affiliates not counted: {', '.join(left_out)}"
         if not_holders:
@@ -133,7 +155,6 @@ def majorities(events: Sequence[Event], holdings: Holdings, snap: Snapshot,
         arithmetic = Worked(text, (Step("sum", tuple(counted[h] for h in yes), consenting,
                                         "consenting principal"),))
         out[matter] = Consent(matter, consenting, total, tuple(yes), left_out,
-                              Basis(CLAUSE, "consent of Holders of more than 50% of the "
-                                    "principal of Notes outstanding, affiliates of the Company "
-                                    "not counted", ids, (), arithmetic), not_holders)
+                              Basis(clause, rule, ids, (), arithmetic), not_holders,
+                              m.more_than)
     return out

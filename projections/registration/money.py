@@ -52,6 +52,13 @@ def plain(number: Decimal) -> str:
     return text
 
 
+def dollars(amount: Decimal) -> str:
+    """An amount as agreements write it: ``$1 million``, ``$500,000``."""
+    if amount >= 1_000_000 and amount % 1_000_000 == 0:
+        return f"${plain(amount / 1_000_000)} million"
+    return f"${amount:,.2f}".removesuffix(".00")
+
+
 def exact_ratio(num: int, den: int, places: int = 6) -> str:
     """The exact amount ``num / den`` to ``places`` decimals, with ``…`` when it goes on."""
     whole, rest = divmod(num * 10**places, den)

@@ -15,10 +15,12 @@ from typing import Any, Iterator, NamedTuple, Sequence
 from ledger.calendar import FED, BusinessCalendar
 from ledger.stored import Event
 from ledger.dealterms import RegistrationTerms
+from ledger.registration_terms import short_section
 from projections.basis import Basis
 from projections.worked import Step, Worked
 
-CLAUSE = "RRA §10(E)"
+from .clock import after, unit_words
+
 #: the event types ``read_notices`` reads
 NOTICE_EVENTS = ("NoticeSent", "NoticeAcknowledged")
 
@@ -38,31 +40,46 @@ class Notice(NamedTuple):
 
 def deemed_given(notice: Event, acknowledged: Event | None, terms: RegistrationTerms,
                  calendar: BusinessCalendar) -> tuple[date | None, str]:
-    """RRA §10(E), method by method; the arithmetic as words."""
+    """RRA §10(E), method by method (the terms' ``notices.methods``); the arithmetic as
+    words."""
     sent, method = notice.date, notice.data["method"]
-    if method == "hand":
-        return sent, Worked(f"delivered by hand on {sent}: given that day", ())
-    if method == "mail":
-        n = terms.mail_notice_business_days
-        day = calendar.add_business_days(sent, n)
+    how = _methods(terms).get(method)
+    if how is None:
+        return None, Worked(f"sent by {method} {sent}: not a way of giving notice the "
+                            f"agreement allows", ())
+    if how.deemed == "on_delivery":
+        by = "by hand" if method == "hand" else f"by {method}"
+        return sent, Worked(f"delivered {by} on {sent}: given that day", ())
+    if how.deemed in ("business_days_after", "days_after"):
+        n, unit = how.count, "business" if how.deemed == "business_days_after" else "calendar"
+        day = after(sent, n, unit, calendar)
+        start = "deposited in the mail" if method == "mail" else f"sent by {method}"
         # the step is made when an explanation asks for it (a deal sends thousands)
-        return day, Worked(f"deposited in the mail {sent} + {n} Business Days = {day}",
+        return day, Worked(f"{start} {sent} + {n} {unit_words(unit)} = {day}",
                            build=lambda: (Step("plus_business_days", (sent, n, calendar), day,
-                                               "given"),))
-    if method == "courier":
+                                               "given") if unit == "business" else
+                                          Step("plus_days", (sent, n), day, "given"),))
+    if how.deemed == "next_business_day":
         day = calendar.next_business_day(sent)
-        return day, Worked(f"given to an overnight courier {sent}; next Business Day = {day}",
+        start = "given to an overnight courier" if method == "courier" else f"sent by {method}"
+        return day, Worked(f"{start} {sent}; next Business Day = {day}",
                            build=lambda: (Step("plus_business_days", (sent, 1, calendar), day,
                                                "given"),))
-    word = "answered back" if method == "telex" else "receipt acknowledged"
+    word = {"telex": "answered back", "fax": "receipt acknowledged"}.get(method, "acknowledged")
     if acknowledged is None:
         return None, Worked(f"sent by {method} {sent}; not yet {word}", ())
     return acknowledged.date, Worked(f"sent by {method} {sent}; {word} {acknowledged.date}",
                                      ())
 
 
-ACKNOWLEDGED = ("telex", "fax")            # given when answered back, receipt acknowledged
-BY_CALENDAR = ("hand", "mail", "courier")  # given on a day fixed by the day sent
+def _methods(terms: RegistrationTerms) -> dict[str, Any]:
+    """The terms' ways of giving notice, by method."""
+    return {m.method: m for m in terms.notices.methods}
+
+
+def acknowledged_methods(terms: RegistrationTerms) -> tuple[str, ...]:
+    """The methods by which a notice is given when acknowledged (telex, fax)."""
+    return tuple(m.method for m in terms.notices.methods if m.deemed == "when_acknowledged")
 
 
 def read_notices(events: Sequence[Event], terms: RegistrationTerms,
@@ -72,8 +89,9 @@ def read_notices(events: Sequence[Event], terms: RegistrationTerms,
     notice was sent answers nothing, and a later one still can). By hand, mail or
     courier the day depends only on the day sent and the method (the calendar is the
     deal's for the whole computation), so it is worked out once per (day, method)."""
+    clause = terms.notices.section
     return [Notice(e.id, e.data["to"], e.data["subject"], e.data["method"], e.date, day,
-                   Basis(CLAUSE, rule, ids, arithmetic=arithmetic))
+                   Basis(clause, rule, ids, arithmetic=arithmetic))
             for e, rule, day, arithmetic, ids in _deemed(events, terms, calendar)]
 
 
@@ -83,12 +101,13 @@ def notices_json(events: Sequence[Event], terms: RegistrationTerms,
     ``Basis.to_json`` writes it, made straight from the rule's findings (a deal sends
     thousands of notices, and the report is the only reader of their ``Notice`` and
     ``Basis``; tests/test_engine_registration_speed.py holds the two to each other)."""
+    clause = terms.notices.section
     return [{"event": e.id, "to": e.data["to"], "subject": e.data["subject"],
              "method": e.data["method"], "sent_on": e.date.isoformat(),
              "deemed_given": day.isoformat() if day is not None else None,
-             "basis": ({"clause": CLAUSE, "rule": rule, "events": list(ids),
+             "basis": ({"clause": clause, "rule": rule, "events": list(ids),
                         "arithmetic": arithmetic} if arithmetic else
-                       {"clause": CLAUSE, "rule": rule, "events": list(ids)})}
+                       {"clause": clause, "rule": rule, "events": list(ids)})}
             for e, rule, day, arithmetic, ids in _deemed(events, terms, calendar)]
 
 
@@ -110,16 +129,19 @@ def _deemed(events: Sequence[Event], terms: RegistrationTerms, calendar: Busines
     given = _GIVEN if calendar is FED else {}
     if len(_GIVEN) >= 100_000:   # bounded, for a long-lived process
         _GIVEN.clear()
-    mail_days = terms.mail_notice_business_days
+    methods = _methods(terms)
+    acknowledged = acknowledged_methods(terms)
+    clause = short_section(terms.notices.section)
     rules = _RULES
     for e in sent:
         method = e.data["method"]
-        rule = rules.get(method)
+        rule = rules.get((method, clause))
         if rule is None:
-            rule = rules[method] = (f"a notice by {method} is deemed given as §10(E) says "
-                                    f"for that method")
-        if method in BY_CALENDAR:
-            key = (e.date, method, mail_days)
+            rule = rules[(method, clause)] = (f"a notice by {method} is deemed given as "
+                                              f"{clause} says for that method")
+        how = methods.get(method)
+        if how is None or how.deemed != "when_acknowledged":
+            key = (e.date, method, how)
             found = given.get(key)
             if found is None:
                 found = given[key] = deemed_given(e, None, terms, calendar)
@@ -134,9 +156,9 @@ def _deemed(events: Sequence[Event], terms: RegistrationTerms, calendar: Busines
                     _ANSWERED.clear()
                 found = _ANSWERED[key] = deemed_given(e, ack, terms, calendar)
             yield e, rule, found[0], found[1], ((e.id, ack.id) if ack is not None
-                                                and method in ACKNOWLEDGED else (e.id,))
+                                                and method in acknowledged else (e.id,))
 
 
-_GIVEN: dict[tuple[date, str, int], tuple[date | None, str]] = {}
+_GIVEN: dict[tuple[date, str, Any], tuple[date | None, str]] = {}
 _ANSWERED: dict[tuple[date, str, date | None], tuple[date | None, str]] = {}
-_RULES: dict[str, str] = {}
+_RULES: dict[tuple[str, str], str] = {}

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from typing import Mapping, Sequence
 
@@ -23,10 +23,11 @@ from ledger.stored import Event
 
 from .clock import ONE_DAY
 from .holdings import Holdings
-from .interest import Accrual, HolderAmount, converted_later, holder_amounts
-from .money import round_ratio
+from .interest import PLAIN, Accrual, HolderAmount, Payees, converted_later, holder_amounts
+from .money import CENT, round_ratio
 from .questionnaire import Questionnaires
 from .schedule import InterestPeriod
+from .shares import ConversionPrices
 
 #: the event types ``payments`` reads
 PAYMENT_EVENTS = ("AdditionalInterestPaid",)
@@ -44,6 +45,10 @@ class Payment:
     status: str
     late: bool
     statuses: Mapping[str, str]           # each Holder's own status (holder_status)
+    #: paid in shares (``payment.paid_in``): the Applicable Conversion Price on the
+    #: Interest Payment Date, and the shares each Holder was delivered
+    share_price: Decimal | None = None
+    paid_shares: Mapping[str, int] | None = None
 
     @property
     def total(self) -> Decimal:
@@ -119,16 +124,21 @@ def unpaid_forfeit(a: HolderAmount, period: InterestPeriod, paid_events: Sequenc
 
 def payments(periods: Sequence[InterestPeriod], events: Sequence[Event], accrual: Accrual,
              holdings: Holdings, questionnaires: Questionnaires, cutoff: date, as_of: date,
-             readings: Mapping[str, str]) -> tuple[list[Payment], list[str]]:
+             readings: Mapping[str, str], payees: Payees = PLAIN,
+             prices: ConversionPrices | None = None) -> tuple[list[Payment], list[str]]:
     """One entry per Interest Payment Date whose period has any accrual (or a payment),
-    of the ``periods`` starting on or before ``as_of`` (RRA §3(b))."""
+    of the ``periods`` starting on or before ``as_of`` (RRA §3(b)). ``prices``: the
+    terms pay in shares (``payment.paid_in``): a payment of shares counts as shares x the
+    Applicable Conversion Price on the Interest Payment Date, rounded to the cent, plus
+    any cash paid with them (in lieu of a fraction of a share)."""
     by_date = paid_by_date(events)
     out: list[Payment] = []
     used: set[date] = set()
     all_unpaid = readings["conversion_forfeits"] == "all_unpaid"
     zero = Decimal(0)
     for period in periods:
-        amounts = holder_amounts(period, cutoff, accrual, holdings, questionnaires, readings)
+        amounts = holder_amounts(period, cutoff, accrual, holdings, questionnaires, readings,
+                                 payees)
         payment_date, paid_on = period.payment_date, period.paid_on
         paid_events = by_date.get(payment_date, [])
         if paid_on != payment_date and paid_on in by_date:
@@ -141,10 +151,16 @@ def payments(periods: Sequence[InterestPeriod], events: Sequence[Event], accrual
         used.add(payment_date)
         used.add(paid_on)
         paid: dict[str, Decimal] = {}
+        price = prices.on(payment_date) if prices is not None else None
+        shares: dict[str, int] = {}
         for e in paid_events:
             data = e.data
             holder = data["holder"]
-            paid[holder] = paid.get(holder, zero) + data["amount"]
+            value = data.get("amount") or zero
+            if data.get("shares") and price is not None:
+                value += (data["shares"] * price).quantize(CENT, ROUND_HALF_UP)
+                shares[holder] = shares.get(holder, 0) + data["shares"]
+            paid[holder] = paid.get(holder, zero) + value
         ended = cutoff >= period.end
         st, late = status(amounts, paid, ended, paid_on, as_of)
         if paid:
@@ -161,7 +177,8 @@ def payments(periods: Sequence[InterestPeriod], events: Sequence[Event], accrual
         pay.__dict__.update(period=period, accrued_through=min(period.end, cutoff) - ONE_DAY,
                             amounts=amounts, paid=paid,
                             paid_events=tuple([e.id for e in paid_events]), status=st,
-                            late=late, statuses=statuses)
+                            late=late, statuses=statuses, share_price=price,
+                            paid_shares=shares if price is not None else None)
         out.append(pay)
     problems = [f"AdditionalInterestPaid {e.id}: no interest period up to {as_of} has "
                 f"Interest Payment Date {d}" for d, es in by_date.items() if d not in used

@@ -20,15 +20,15 @@ delivery of the form.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date
 from typing import Callable, Mapping, Sequence
 
 from ledger.calendar import BusinessCalendar
 from ledger.stored import Event
 from ledger.dealterms import RegistrationTerms
 
-CLAUSE = "RRA §2(b), §4(d)"
-ENTITLEMENT_CLAUSE = "RRA §3(a) (last paragraph), §2(b)"
+from .clock import after
+
 DEADLINE_READING = ("questionnaire_deadline", "questionnaire_entitlement_judged_on")
 #: the event types ``read_questionnaires`` reads
 QUESTIONNAIRE_EVENTS = ("QuestionnaireRequested", "QuestionnaireDelivered")
@@ -135,19 +135,23 @@ def read_questionnaires(events: Sequence[Event], terms: RegistrationTerms,
                         calendar: BusinessCalendar,
                         holders_of_record: Callable[[date], tuple[str, ...]],
                         deadline_reading: str) -> Questionnaires:
-    """RRA §2(b), §4(d): deadline = the ``questionnaire_business_days``-th Business Day
-    after the request; ``"all"`` asks every Holder of record at the end of its date.
-    RRA §3(a), Exhibit A: the entitlement deadline is ``questionnaire_form_days``
-    calendar days after the request, or the §2(b) deadline (``deadline_reading``)."""
+    """RRA §2(b), §4(d): deadline = the 20th Business Day after the request (the terms'
+    ``questionnaire.deadline``); ``"all"`` asks every Holder of record at the end of its
+    date. RRA §3(a), Exhibit A: the entitlement deadline is the form's (20 calendar days
+    after the request, ``questionnaire.form_deadline``), or the §2(b) deadline
+    (``deadline_reading``). A deal without a Questionnaire asks none."""
     requests: list[Request] = []
     deliveries: dict[str, list[Delivery]] = {}
+    q = terms.questionnaire
     for e in events:
-        if e.type == "QuestionnaireRequested":
+        if e.type == "QuestionnaireRequested" and q is not None:
             everyone = e.data["holders"] == "all"
             holders = holders_of_record(e.date) if everyone else tuple(e.data["holders"])
-            deadline = calendar.add_business_days(e.date, terms.questionnaire_business_days)
-            entitlement = (e.date + timedelta(days=terms.questionnaire_form_days)
-                           if deadline_reading == "questionnaire_form" else deadline)
+            deadline = after(e.date, q.deadline.count, q.deadline.unit, calendar)
+            form = q.form_deadline
+            entitlement = (after(e.date, form.count, form.unit, calendar)
+                           if deadline_reading == "questionnaire_form" and form is not None
+                           else deadline)
             requests.append(Request(e.id, e.date, deadline, entitlement, tuple(holders),
                                     everyone))
         elif e.type == "QuestionnaireDelivered":

@@ -29,7 +29,8 @@ from datetime import date, timedelta
 from decimal import Decimal
 from typing import Mapping, Sequence
 
-from ledger.dealterms import Rates, RegistrationTerms
+from ledger.dealterms import RegistrationTerms
+from ledger.registration_terms import Step
 
 from .clock import anniversary, ordinal
 from .defaults import RegistrationDefault
@@ -75,35 +76,115 @@ def episodes(defaults: Sequence[RegistrationDefault], cutoff: date) -> list[Epis
     return [Episode(n, s, e, tuple(ix)) for n, (s, e, ix) in enumerate(out, start=1)]
 
 
+def _of(step: Step, terms: RegistrationTerms) -> date:
+    """The day a step's anniversaries count from (the Closing Date, or the Issue Date)."""
+    return terms.closing_date if step.of == "closing" else terms.issued
+
+
+def _years(day: date, start: date) -> int:
+    """Anniversaries of ``start`` passed on ``day`` (the ``k`` of RRA §3(a)(iii), (iv))."""
+    k = day.year - start.year
+    if anniversary(start, k) > day:
+        k -= 1
+    return k
+
+
+_OF_WORDS = {"closing": "the Closing Date", "issue_date": "the Issue Date"}
+
+
+def _first_span(steps: Sequence[Step]) -> int | None:
+    """The days of the ladder's first step: the first later step counted in days."""
+    return next((s.after_days for s in steps[1:]
+                 if s.after_days is not None and s.after_days > 0), None)
+
+
+def _rule(step: Step, i: int, steps: Sequence[Step], k: int) -> str:
+    """What one step says, in words (RRA §3(a)(i)-(iv) read as steps)."""
+    nxt = steps[i + 1] if i + 1 < len(steps) else None
+    if step.after_days is not None:
+        if step.add is not None:
+            every = (f" for each further {step.every_days} days" if step.every_days
+                     else "")
+            return (f"{step.add} points more{every} of the Registration Default from day "
+                    f"{step.after_days + 1}")
+        if step.after_days == 0:
+            if nxt is not None and nxt.after_days is not None:
+                return f"the first {nxt.after_days} days of the Registration Default"
+            return "from the first day of the Registration Default"
+        if nxt is not None and nxt.anniversary is not None:
+            return (f"from day {step.after_days + 1} to the {ordinal(nxt.anniversary)} "
+                    f"anniversary of {_OF_WORDS[nxt.of]}")
+        if nxt is not None and nxt.after_days is not None:
+            return f"from day {step.after_days + 1} to day {nxt.after_days}"
+        return f"from day {step.after_days + 1} of the Registration Default"
+    of = _OF_WORDS[step.of]
+    if step.add is not None:
+        if step.every_year:
+            return (f"{step.add} points more on each anniversary of {of} from the "
+                    f"{ordinal(step.anniversary)}; the {ordinal(k)} has passed")
+        return f"{step.add} points more from the {ordinal(step.anniversary)} anniversary of {of}"
+    if nxt is not None:
+        return f"from the {ordinal(k)} anniversary of {of} to the next"
+    return f"from the {ordinal(step.anniversary)} anniversary of {of}"
+
+
 def rate_on(day: date, clock_start: date, terms: RegistrationTerms,
             reading: str) -> tuple[Decimal, str, str]:
-    """The §3(a) rate on ``day`` of a clock whose day 1 is ``clock_start``."""
-    r: Rates = terms.rates
-    closing = terms.closing_date
-    first = day < clock_start + timedelta(days=r.first_days)
-    k = day.year - closing.year
-    if anniversary(closing, k) > day:
-        k -= 1
-    if k >= r.second_until_anniversary and not (
-            first and reading == "first_90_days_always_quarter_point"):
-        if k < r.step_from_anniversary:
-            return (r.third, "RRA §3(a)(iii)",
-                    f"from the {ordinal(k)} anniversary of the Closing Date to the next")
-        steps = k - r.step_from_anniversary + 1
-        return (r.third + r.step * steps, "RRA §3(a)(iv)",
-                f"{r.step} points more on each anniversary of the Closing Date from the "
-                f"{ordinal(r.step_from_anniversary)}; the {ordinal(k)} has passed")
-    if first:
-        return r.first, "RRA §3(a)(i)", f"the first {r.first_days} days of the Registration Default"
-    return (r.second, "RRA §3(a)(ii)", f"from day {r.first_days + 1} to the "
-            f"{ordinal(r.second_until_anniversary)} anniversary of the Closing Date")
+    """The §3(a) rate on ``day`` of a clock whose day 1 is ``clock_start``: the terms'
+    ladder (``damages.steps``) applied in order, each step that has begun setting or
+    adding to the rate (a recurring one once for each time it recurred), at most the cap.
+    Interpretation ``rate_after_second_anniversary``: with
+    ``first_90_days_always_quarter_point`` the anniversary steps wait while the first
+    step's days last. The clause and the words are those of the last step applied."""
+    damages = terms.damages
+    steps = damages.steps
+    n = (day - clock_start).days            # days of the clock before ``day``
+    span = _first_span(steps)
+    first = span is not None and n < span
+    hold = first and reading == "first_90_days_always_quarter_point"
+    rate: Decimal | None = None
+    used, used_k = 0, 0
+    for i, s in enumerate(steps):
+        if s.after_days is not None:
+            if n < s.after_days:
+                continue
+            times = 1 + ((n - s.after_days) // s.every_days if s.every_days else 0)
+            k = 0
+        else:
+            if hold:
+                continue
+            k = _years(day, _of(s, terms))
+            if k < s.anniversary:
+                continue
+            times = k - s.anniversary + 1 if s.every_year else 1
+        rate = s.set if s.set is not None else (rate or Decimal(0)) + s.add * times
+        used, used_k = i, k
+    if rate is None:
+        rate = Decimal(0)
+    rule = _rule(steps[used], used, steps, used_k)
+    if damages.cap is not None and rate > damages.cap:
+        rate, rule = damages.cap, f"{rule}; at most {damages.cap}% per annum (the cap)"
+    return rate, steps[used].section, rule
 
 
 def _boundaries(start: date, end: date, clock_start: date, terms: RegistrationTerms) -> list[date]:
-    """Days inside ``(start, end)`` on which the rate may change."""
-    cuts = {clock_start + timedelta(days=terms.rates.first_days)}
-    for k in range(terms.rates.second_until_anniversary, end.year - terms.closing_date.year + 1):
-        cuts.add(anniversary(terms.closing_date, k))
+    """Days inside ``(start, end)`` on which the rate may change: where a step counted in
+    days begins (or recurs), and each anniversary an anniversary step counts."""
+    cuts: set[date] = set()
+    for s in terms.damages.steps:
+        if s.after_days is not None:
+            day = clock_start + timedelta(days=s.after_days)
+            while s.every_days and day <= start:
+                day += timedelta(days=s.every_days)
+            cuts.add(day)
+            while s.every_days and day < end:
+                day += timedelta(days=s.every_days)
+                cuts.add(day)
+        else:
+            of = _of(s, terms)
+            last = end.year - of.year + 1 if s.every_year else s.anniversary + 1
+            for k in range(s.anniversary, last):
+                cuts.add(anniversary(of, k))
     return sorted(c for c in cuts if start < c < end)
 
 
@@ -131,7 +212,7 @@ def rate_segments(defaults: Sequence[RegistrationDefault], cutoff: date,
         # first 90-day period during which a Registration Default shall have occurred")
         shift = used if once else timedelta(0)
         used += ep.end - ep.start
-        if readings["overlapping_defaults"] == "additive":
+        if readings["overlapping_defaults"] in ("additive", "highest"):
             for i in ep.defaults:
                 pieces(defaults[i].accrual_from, defaults[i].accrual_end(cutoff),
                        defaults[i].clock_start - shift, ep.number, (i,))

@@ -52,7 +52,9 @@ from __future__ import annotations
 
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any, Callable, Collection, Mapping
+from typing import Any, Callable, Collection, Mapping, Sequence
+
+from ledger.registration_terms import Window
 
 from projections.basis import Basis
 from projections.worked import Step, Worked
@@ -60,12 +62,13 @@ from projections.timeline import Timeline
 
 from .clock import ONE_DAY
 from .engine import Registration, compute
-from .interest import HolderAmount, amount_arithmetic, amount_basis
+from .interest import HolderAmount, amount_arithmetic, amount_basis, amount_words
 from .money import fixed, money
 from .notices import notices_json
 from .payments import Payment
 from .rates import RateSegment
-from .suspensions import allowance_grows_on, most_in_any_window, trailing
+from .suspensions import (SuspensionPeriod, allowance_grows_on, length_on, most_in_any_window,
+                          trailing, window_words)
 
 SHARE = Decimal("0.000001")
 
@@ -115,7 +118,7 @@ def _obligations(r: Registration, timeline: Timeline) -> list[dict]:
 def registration_json(r: Registration) -> dict[str, Any]:
     shelf = r.shelf
     episode_of = {i: ep.number for ep in r.episodes for i in ep.defaults}
-    return {
+    out = {
         "filing_deadline": iso(shelf.filing_deadline),
         "effectiveness_deadline": iso(shelf.effectiveness_deadline),
         "filed_on": iso(shelf.filed_on), "effective_on": iso(shelf.effective_on),
@@ -130,31 +133,52 @@ def registration_json(r: Registration) -> dict[str, Any]:
                       "basis": d.basis().to_json(r.readings)}
                      for i, d in enumerate(r.defaults)],
     }
+    if r.amendments:   # RRA §10(D): only a deal whose terms were amended lists them
+        out["amendments"] = [amendment_json(r, e, c) for e, c in r.amendments]
+    return out
+
+
+def amendment_json(r: Registration, e: Any, c: Any) -> dict[str, Any]:
+    """One ``TermsAmended``: what it changed, from when, and the consents it rests on."""
+    effective = e.data.get("effective") or e.date
+    consenting, total = (c.consenting, c.total) if c is not None else (Decimal(0), Decimal(0))
+    share = consenting / total if total else Decimal(0)
+    return {"event": e.id, "date": iso(e.date), "effective": iso(effective),
+            "matter": e.data["matter"], "changes": e.data["changes"],
+            "consenting": money(consenting), "total": money(total),
+            "share": str(share.quantize(SHARE, ROUND_HALF_UP)),
+            "majority": bool(c is not None and c.majority),
+            "basis": (c.basis.to_json(r.readings) if c is not None else
+                      {"clause": r.terms.amendments.section, "rule": "no consent recorded",
+                       "events": [e.id]})}
 
 
 def suspensions_json(r: Registration) -> dict[str, Any]:
     """SPEC §4.3: periods, trailing windows on as_of, the most in any window, allowances
-    left and when they grow again (assuming no suspended day after as_of), breaches."""
-    limits, periods, as_of = r.terms.suspension_limits, r.suspensions, r.as_of
-    short, long = limits.window_days, limits.long_window_days
-    max_short, max_short_end = most_in_any_window(periods, short, as_of)
-    max_long, max_long_end = most_in_any_window(periods, long, as_of)
-    t_short, t_long = trailing(periods, as_of, short, as_of), trailing(periods, as_of, long, as_of)
-    return {
+    left and when they grow again (assuming no suspended day after as_of), breaches. The
+    keys ending ``_90`` describe the deal's first window (the Infocrossing RRA's 45 (60)
+    in any 90 days), ``_360`` its last (90 in any 360); a deal with other windows than
+    two of so many days also lists every window (``windows``)."""
+    limits, periods, as_of = r.limits, r.suspensions, r.as_of
+    windows = limits.windows
+    figures = [_window_figures(w, periods, as_of) for w in windows]
+    none = {"trailing": 0, "max": 0, "max_end": None, "limit": None, "limit_material": None,
+            "remaining": None, "remaining_material": None, "grows_on": None}
+    short, long = (figures[0], figures[-1]) if figures else (none, none)
+    out = {
         "periods": [{"start": iso(p.start), "end": iso(p.end), "days": p.days(as_of),
                      "material_transaction": p.material_transaction, "extended": p.extended,
                      "last_permitted_day": iso(p.last_permitted_day(limits)),
                      "events": list(p.events)} for p in periods],
-        "trailing_90": t_short, "trailing_360": t_long,
-        "max_90": max_short, "max_90_window_end": iso(max_short_end),
-        "max_360": max_long, "max_360_window_end": iso(max_long_end),
-        "limit_90": limits.window_limit, "limit_90_material": limits.window_limit_material,
-        "limit_360": limits.long_window_limit,
-        "remaining_90": max(0, limits.window_limit - t_short),
-        "remaining_90_material": max(0, limits.window_limit_material - t_short),
-        "remaining_360": max(0, limits.long_window_limit - t_long),
-        "grows_90_on": iso(allowance_grows_on(periods, short, as_of)),
-        "grows_360_on": iso(allowance_grows_on(periods, long, as_of)),
+        "trailing_90": short["trailing"], "trailing_360": long["trailing"],
+        "max_90": short["max"], "max_90_window_end": short["max_end"],
+        "max_360": long["max"], "max_360_window_end": long["max_end"],
+        "limit_90": short["limit"], "limit_90_material": short["limit_material"],
+        "limit_360": long["limit"],
+        "remaining_90": short["remaining"],
+        "remaining_90_material": short["remaining_material"],
+        "remaining_360": long["remaining"],
+        "grows_90_on": short["grows_on"], "grows_360_on": long["grows_on"],
         "breaches": [{"kind": b.kind, "clause": b.clause, "period_start": iso(b.period.start),
                       "first_day": iso(b.first_day), "last_day": iso(b.until - ONE_DAY),
                       "days": b.days, "limit": b.limit, "window": b.window,
@@ -168,6 +192,24 @@ def suspensions_json(r: Registration) -> dict[str, Any]:
                                      ).to_json(r.readings)}
                      for b in r.breaches],
     }
+    if len(windows) != 2 or any(w.in_days is None for w in windows):
+        out["windows"] = [{"window": window_words(w), "section": w.section, **f}
+                          for w, f in zip(windows, figures)]
+    return out
+
+
+def _window_figures(w: Window, periods: Sequence[SuspensionPeriod], as_of: date
+                    ) -> dict[str, Any]:
+    """One window's figures on ``as_of``: its use, the most in any such window so far,
+    its limits, what remains and when it grows again."""
+    length = length_on(w, as_of)
+    most, most_end = most_in_any_window(periods, length, as_of)
+    used = trailing(periods, as_of, length, as_of)
+    material = w.material_days if w.material_days is not None else w.days
+    return {"trailing": used, "max": most, "max_end": iso(most_end), "limit": w.days,
+            "limit_material": material, "remaining": max(0, w.days - used),
+            "remaining_material": max(0, material - used),
+            "grows_on": iso(allowance_grows_on(periods, length, as_of))}
 
 
 def interest_json(r: Registration, bases: bool = True) -> dict[str, Any]:
@@ -204,6 +246,7 @@ class Behind:
         self.texts: dict[tuple, str] = {}
         self.shapes: dict[tuple, tuple[dict[str, Any], tuple[str, ...], bool]] = {}
         self.windows: dict[tuple, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+        self.words = amount_words(r.terms)
 
     def window(self, lo: date, hi: date) -> tuple[tuple[str, ...], tuple[str, ...]]:
         found = self.cache.get((lo, hi))
@@ -240,8 +283,8 @@ class Behind:
         found = self.shapes.get(key)
         if found is None:  # all but the events is the same for the same position
             behind = self.of(a.steps + a.forfeited)
-            shape = amount_basis(a, self.r.accrual, behind,
-                                 self.arithmetic(a)).to_json(self.r.readings)
+            shape = amount_basis(a, self.r.accrual, behind, self.arithmetic(a),
+                                 self.words).to_json(self.r.readings)
             found = self.shapes[key] = (shape, behind[0], "interpretations" in shape)
         shape, ids, interps = found
         # ``{**shape, "events": ..., "interpretations": a copy}``, and ``amount_events``
@@ -294,7 +337,7 @@ def payment_json(r: Registration, pay: Payment, behind: Behind | None = None,
     and interpretations of the Registration Defaults behind the Holder's accrual."""
     period = pay.period
     behind = behind or Behind(r)
-    return {   # the days of a period are never None
+    out = {   # the days of a period are never None
         "payment_date": period.payment_date.isoformat(), "paid_on": period.paid_on.isoformat(),
         "record_date": period.record_date.isoformat(),
         "period_start": period.start.isoformat(), "period_end": period.end.isoformat(),
@@ -310,3 +353,9 @@ def payment_json(r: Registration, pay: Payment, behind: Behind | None = None,
         "basis": ({h: behind.amount_json(a) for h, a in pay.amounts.items()} if bases
                   else {}),
     }
+    if pay.share_price is not None:   # the terms pay in shares (payment.paid_in)
+        out["share_price"] = format(pay.share_price, "f")
+        out["shares_owed"] = {h: int(a.amount / pay.share_price)
+                              for h, a in pay.amounts.items()}
+        out["paid_shares"] = dict(sorted(pay.paid_shares.items()))
+    return out

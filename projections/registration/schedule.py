@@ -35,23 +35,26 @@ def _days_of_year(month_days: list[str], year: int) -> list[date]:
 def next_payment_date(after: date, terms: RegistrationTerms) -> date:
     """The first Interest Payment Date strictly after ``after``."""
     return min(d for y in (after.year, after.year + 1)
-               for d in _days_of_year(terms.interest_payment_dates, y) if d > after)
+               for d in _days_of_year(terms.payment.interest_payment_dates, y) if d > after)
 
 
 def record_date(payment_date: date, terms: RegistrationTerms) -> date:
     """RRA §1 "Record Holder": the record date "with respect to the Interest Payment
     Date": the latest record date on or before it (January 1 for January 15)."""
     return max(d for y in (payment_date.year - 1, payment_date.year)
-               for d in _days_of_year(terms.record_dates, y) if d <= payment_date)
+               for d in _days_of_year(terms.payment.record_dates, y) if d <= payment_date)
 
 
 def interest_periods(terms: RegistrationTerms, calendar: BusinessCalendar,
                      through: date) -> Iterator[InterestPeriod]:
     """Every interest period that starts on or before ``through`` and before maturity,
-    the first from the Closing Date to ``first_interest_payment_date``."""
-    start, pay = terms.closing_date, terms.first_interest_payment_date
+    the first from the Closing Date to ``first_interest_payment_date``; a payment date
+    that is not a Business Day pays on the next if the terms roll it (``payment.roll``)."""
+    start, pay = terms.closing_date, terms.payment.first_interest_payment_date
+    roll = terms.payment.roll == "following"
     while start <= through and start < terms.maturity:
-        yield InterestPeriod(pay, calendar.roll_forward(pay), record_date(pay, terms), start, pay)
+        yield InterestPeriod(pay, calendar.roll_forward(pay) if roll else pay,
+                             record_date(pay, terms), start, pay)
         start, pay = pay, next_payment_date(pay, terms)
 
 
@@ -66,8 +69,9 @@ def periods_through(terms: RegistrationTerms, calendar: BusinessCalendar,
     schedule, and working out forty periods' dates was a twentieth of a report."""
     if calendar is not FED:
         return tuple(interest_periods(terms, calendar, through))
-    key = (terms.closing_date, terms.first_interest_payment_date, terms.maturity,
-           tuple(terms.interest_payment_dates), tuple(terms.record_dates), through)
+    p = terms.payment
+    key = (terms.closing_date, p.first_interest_payment_date, terms.maturity,
+           tuple(p.interest_payment_dates), tuple(p.record_dates), p.roll, through)
     found = _PERIODS.get(key)
     if found is None:
         if len(_PERIODS) >= 4096:   # bounded, for a long-lived process

@@ -20,10 +20,14 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Callable, Sequence
 
+from ledger.registration_terms import Suspensions, Window
 from ledger.stored import Event
-from ledger.dealterms import SuspensionLimits
 
 from .clock import ONE_DAY, ordinal, span_days
+
+#: no right to suspend at all: every limit is nil (a deal whose terms have none refuses
+#: a SuspensionStarted; one in a what-if is reported and ignored)
+NO_RIGHT = Suspensions(single=None, windows=[], max_periods=None, section="")
 
 #: the event types ``read_suspensions`` reads
 SUSPENSION_EVENTS = ("SuspensionStarted", "SuspensionExtended", "SuspensionEnded")
@@ -44,21 +48,30 @@ class SuspensionPeriod:
     def days(self, as_of: date) -> int:
         return span_days(self.start, self.stop(as_of))
 
-    def limit(self, limits: SuspensionLimits) -> int:
-        """RRA §3(a)(iv)(A): "the 45th or 60th day, as the case may be"."""
-        return limits.single_material if self.material_transaction else limits.single
+    def limit(self, limits: Suspensions) -> int | None:
+        """RRA §3(a)(iv)(A): "the 45th or 60th day, as the case may be" (the terms'
+        ``suspensions.single``; ``None``: a period has no limit of its own)."""
+        single = limits.single
+        if single is None:
+            return None
+        if self.material_transaction and single.material_days is not None:
+            return single.material_days
+        return single.days
 
-    def window_limit(self, limits: SuspensionLimits) -> int:
+    def window_limit(self, window: Window) -> int:
         """RRA §4(b)(i): 45 days in any 90-day period, 60 with the material-transaction
-        extension."""
-        return limits.window_limit_material if self.material_transaction else limits.window_limit
+        extension (the terms' window)."""
+        if self.material_transaction and window.material_days is not None:
+            return window.material_days
+        return window.days
 
-    def last_permitted_day(self, limits: SuspensionLimits) -> date:
+    def last_permitted_day(self, limits: Suspensions) -> date | None:
         """Its 45th (60th) day: start + 44 (59) (SPEC §4.3)."""
-        return self.start + timedelta(days=self.limit(limits) - 1)
+        limit = self.limit(limits)
+        return None if limit is None else self.start + timedelta(days=limit - 1)
 
 
-def read_suspensions(events: Sequence[Event], limits: SuspensionLimits,
+def read_suspensions(events: Sequence[Event], limits: Suspensions,
                      in_period: Callable[[date], bool] | None = None
                      ) -> tuple[tuple[SuspensionPeriod, ...], tuple[str, ...]]:
     """Pair SuspensionStarted / SuspensionExtended / SuspensionEnded in timeline order.
@@ -97,9 +110,11 @@ def read_suspensions(events: Sequence[Event], limits: SuspensionLimits,
         elif e.type == "SuspensionExtended":
             if open_ is None:
                 problems.append(f"SuspensionExtended {e.id}: no open Suspension Period; ignored")
-            elif (e.date - open_["start"]).days + 1 > limits.single:
-                problems.append(f"SuspensionExtended {e.id}: made after the {limits.single}th "
-                                f"day of the Suspension Period; ignored (RRA §4(b)(i))")
+            elif limits.single is not None and \
+                    (e.date - open_["start"]).days + 1 > limits.single.days:
+                problems.append(f"SuspensionExtended {e.id}: made after the "
+                                f"{limits.single.days}th day of the Suspension Period; "
+                                f"ignored ({limits.section})")
             else:
                 open_.update(material=True, extended=True)
                 open_["events"].append(e.id)
@@ -125,6 +140,38 @@ def suspended_days(periods: Sequence[SuspensionPeriod], start: date, stop: date,
 def trailing(periods: Sequence[SuspensionPeriod], day: date, window: int, as_of: date) -> int:
     """Suspended days in the ``window``-day period ending on (and including) ``day``."""
     return suspended_days(periods, day - timedelta(days=window - 1), day + ONE_DAY, as_of)
+
+
+def months_back(day: date, months: int) -> date:
+    """``day`` moved back ``months`` calendar months (the last day of a shorter month)."""
+    year, month = divmod(day.year * 12 + day.month - 1 - months, 12)
+    for d in (day.day, 30, 29, 28):
+        try:
+            return date(year, month + 1, d)
+        except ValueError:
+            continue
+    raise ValueError(day)
+
+
+def length_on(window: Window, day: date) -> int:
+    """The days of ``window`` ending on ``day``: ``in_days``, or those after the same day
+    ``in_months`` months before ("any 12-month period" ending 2005-03-01 begins on
+    2004-03-02)."""
+    if window.in_days is not None:
+        return window.in_days
+    return (day - months_back(day, window.in_months)).days
+
+
+def window_words(window: Window) -> str:
+    """``90-day`` or ``12-month``."""
+    return (f"{window.in_days}-day" if window.in_days is not None
+            else f"{window.in_months}-month")
+
+
+def trailing_in(periods: Sequence[SuspensionPeriod], day: date, window: Window,
+                as_of: date) -> int:
+    """Suspended days in ``window`` ending on (and including) ``day``."""
+    return trailing(periods, day, length_on(window, day), as_of)
 
 
 def first_day_over(periods: Sequence[SuspensionPeriod], period: SuspensionPeriod, window: int,
@@ -216,38 +263,63 @@ def _counted(periods: Sequence[SuspensionPeriod], day: date, window: int,
     return tuple(i for p in periods if p.start <= day and p.stop(as_of) > lo for i in p.events)
 
 
-def window_limit_on(periods: Sequence[SuspensionPeriod], day: date,
-                    limits: SuspensionLimits, as_of: date) -> int:
+def window_limit_on(periods: Sequence[SuspensionPeriod], day: date, window: Window,
+                    as_of: date) -> int:
     """Interpretation ``window_material_allowance=any_in_window``: the 45-in-90 right is
     60 on ``day`` when any Suspension Period with a day in the 90 days ending on it is
     material (RRA §4(b)(i) "may extend a Suspension Period from 45 days to 60 days during
     any 90-day period")."""
-    lo = day - timedelta(days=limits.window_days - 1)
+    lo = day - timedelta(days=length_on(window, day) - 1)
     material = any(q.material_transaction and q.start <= day and q.stop(as_of) > lo
                    for q in periods)
-    return limits.window_limit_material if material else limits.window_limit
+    return window.material_days if material and window.material_days is not None \
+        else window.days
 
 
-def first_day_over_any(periods: Sequence[SuspensionPeriod], period: SuspensionPeriod,
-                       limits: SuspensionLimits, as_of: date, until: date
-                       ) -> tuple[date | None, int]:
-    """The first day of ``period`` before ``until`` beyond the 90-day right read with
-    ``any_in_window`` (the limit can fall as a material period leaves the window, so the
-    days are walked one by one), and the limit on it."""
-    day, stop = period.start, min(period.stop(as_of), until)
+def first_day_over_walk(periods: Sequence[SuspensionPeriod], period: SuspensionPeriod,
+                        window: Window, as_of: date, until: date | None,
+                        any_in_window: bool) -> tuple[date | None, int]:
+    """The first day of ``period`` (before ``until``) beyond ``window``'s right, walking
+    the days one by one: with ``any_in_window`` (the limit can fall as a material period
+    leaves the window) or a window of months (its length changes with the months); and
+    the limit on it."""
+    day = period.start
+    stop = period.stop(as_of) if until is None else min(period.stop(as_of), until)
     while day < stop:
-        limit = window_limit_on(periods, day, limits, as_of)
-        if trailing(periods, day, limits.window_days, as_of) > limit:
+        limit = (window_limit_on(periods, day, window, as_of) if any_in_window
+                 else period.window_limit(window))
+        if trailing_in(periods, day, window, as_of) > limit:
             return day, limit
         day += ONE_DAY
-    return None, period.window_limit(limits)
+    return None, period.window_limit(window)
 
 
-def breaches(periods: Sequence[SuspensionPeriod], limits: SuspensionLimits,
+@dataclass(frozen=True)
+class Breach:
+    """Suspended days beyond the Company's right to suspend."""
+
+    kind: str               # "single_period", "window", "aggregate" or "periods"
+    clause: str
+    period: SuspensionPeriod
+    first_day: date         # the first suspended day beyond the right
+    until: date             # exclusive end of those days as known on as_of
+    limit: int
+    window: int | None
+    rule: str
+    events: tuple[str, ...]    # of every period counted in the window on the first day
+    label: str = ""         # an ``aggregate`` breach: the label of its default ((iv)(B))
+
+    @property
+    def days(self) -> int:
+        return span_days(self.first_day, self.until)
+
+
+def breaches(periods: Sequence[SuspensionPeriod], limits: Suspensions,
              as_of: date, material_allowance: str = "period",
              of: SuspensionPeriod | None = None) -> list[Breach]:
     """Every breach of the suspension limits known on ``as_of`` (``of``: only the breaches
-    of that one of the ``periods``, the others still counted in its windows).
+    of that one of the ``periods``, the others still counted in its windows). The limits
+    are the terms' (``suspensions``).
 
     * ``single_period``, RRA §3(a)(iv)(A): "prior to or on the 45th or 60th day, as the
       case may be, of any Suspension Period, such suspension has not been terminated":
@@ -260,34 +332,66 @@ def breaches(periods: Sequence[SuspensionPeriod], limits: SuspensionLimits,
       period's own (``period``) or the window's (``any_in_window``).
     * ``aggregate``, RRA §3(a)(iv)(B): "Suspension Periods exceed an aggregate of 90 days
       in any 360 day period": days on which the trailing 360-day window holds more than
-      90 suspended days.
+      90 suspended days (a window whose excess is a default of its own, ``default``).
+    * ``periods``: a period starting when the window before it already holds the most
+      periods the terms allow (``max_periods``): the whole period is beyond the right
+      (a breach of the kind ``window``'s reading judges).
     """
     out: list[Breach] = []
+    any_in = material_allowance == "any_in_window"
     for p in (periods if of is None else (of,)):
         stop = p.stop(as_of)
-        own = p.start + timedelta(days=p.limit(limits))
-        if stop > own:
-            out.append(Breach("single_period", "RRA §3(a)(iv)(A)", p, own, stop, p.limit(limits),
+        limit = p.limit(limits)
+        own = None if limit is None else p.start + timedelta(days=limit)
+        if own is not None and stop > own:
+            out.append(Breach("single_period", limits.single.section, p, own, stop, limit,
                               None, f"a Suspension Period not terminated on or before its "
-                                    f"{ordinal(p.limit(limits))} day", p.events))
-        if material_allowance == "any_in_window":
-            first, limit = first_day_over_any(periods, p, limits, as_of, until=own)
-        else:
-            limit = p.window_limit(limits)
-            first = first_day_over(periods, p, limits.window_days, limit, as_of, until=own)
-        if first is not None:
-            out.append(Breach("window", "RRA §4(b)(i)", p, first, min(stop, own),
-                              limit, limits.window_days,
-                              f"more than {limit} suspended days in a "
-                              f"{limits.window_days}-day period",
-                              _counted(periods, first, limits.window_days, as_of)))
-        first = first_day_over(periods, p, limits.long_window_days, limits.long_window_limit,
-                               as_of)
-        if first is not None:
-            out.append(Breach("aggregate", "RRA §3(a)(iv)(B)", p, first, stop,
-                              limits.long_window_limit, limits.long_window_days,
-                              f"Suspension Periods exceed an aggregate of "
-                              f"{limits.long_window_limit} days in a "
-                              f"{limits.long_window_days}-day period",
-                              _counted(periods, first, limits.long_window_days, as_of)))
+                                    f"{ordinal(limit)} day", p.events))
+        for w in limits.windows:
+            length = w.in_days
+            if w.default is None:
+                if any_in or length is None:
+                    first, cap = first_day_over_walk(periods, p, w, as_of, own, any_in)
+                else:
+                    cap = p.window_limit(w)
+                    first = first_day_over(periods, p, length, cap, as_of, until=own)
+                if first is not None:
+                    span = length_on(w, first)
+                    out.append(Breach("window", w.section, p, first,
+                                      min(stop, own) if own is not None else stop,
+                                      cap, span, f"more than {cap} suspended days in a "
+                                                 f"{window_words(w)} period",
+                                      _counted(periods, first, span, as_of)))
+                continue
+            if length is None:
+                first, _ = first_day_over_walk(periods, p, w, as_of, None, False)
+            else:
+                first = first_day_over(periods, p, length, w.days, as_of)
+            if first is not None:
+                span = length_on(w, first)
+                out.append(Breach("aggregate", w.default.section, p, first, stop, w.days, span,
+                                  f"Suspension Periods exceed an aggregate of {w.days} days "
+                                  f"in a {window_words(w)} period",
+                                  _counted(periods, first, span, as_of), w.default.label))
+        if limits.max_periods is not None:
+            found = _too_many(periods, p, limits, as_of)
+            if found is not None:
+                out.append(found)
     return sorted(out, key=lambda b: (b.first_day, b.kind))
+
+
+def _too_many(periods: Sequence[SuspensionPeriod], p: SuspensionPeriod, limits: Suspensions,
+              as_of: date) -> Breach | None:
+    """``max_periods``: the periods starting in the window ending on ``p``'s start,
+    ``p`` included; beyond the number allowed, ``p`` is wholly beyond the right."""
+    m = limits.max_periods
+    lo = (p.start - timedelta(days=m.in_days - 1) if m.in_days is not None
+          else months_back(p.start, m.in_months) + ONE_DAY)
+    started = [q for q in periods if lo <= q.start <= p.start]
+    if len(started) <= m.periods:
+        return None
+    words = f"{m.in_days}-day" if m.in_days is not None else f"{m.in_months}-month"
+    return Breach("window", m.section, p, p.start, p.stop(as_of), m.periods,
+                  (p.start - lo).days + 1,
+                  f"more than {m.periods} Suspension Periods in a {words} period",
+                  tuple(i for q in started for i in q.events))

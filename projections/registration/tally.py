@@ -32,7 +32,8 @@ class Tally:
     first one's decimal places (``Decimal.same_quantum``): only then are the sums the
     lots' sums digit for digit."""
 
-    def __init__(self) -> None:
+    def __init__(self, frees: frozenset[str] = frozenset({"shelf"})) -> None:
+        self.frees = frees                      # the sales (``under``) that end a TRS
         self.trs: dict[str, Decimal] = {}       # in the order Holders were first given Notes
         self.other: dict[str, Decimal] = {}
         self.trs_total = ZERO
@@ -73,6 +74,10 @@ class Tally:
         """One position event, as ``holdings._Book.apply`` applies it."""
         data = e.data
         kind = e.type
+        if kind == "ConversionSharesTransferred":   # shares sold: no longer TRS (A)
+            if data["under"] in self.frees:
+                self.shares_total -= data["shares"]
+            return
         amount = data["principal"]
         if self.uniform:
             if self.quantum is None:
@@ -92,7 +97,7 @@ class Tally:
                 if not (trs or other):
                     return
             to = data["to_holder"]
-            if data.get("under_shelf", False):   # TRS (A): no longer Transfer Restricted
+            if data["under"] in self.frees:   # TRS (A): no longer Transfer Restricted
                 self.give(to, ZERO, trs + other)
                 self.trs_total -= trs
             else:

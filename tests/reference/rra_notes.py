@@ -1,5 +1,7 @@
 """The events and the Notes for the RRA reference model: which events count (SPEC §1,
-§3.1), and who holds which Notes, Transfer Restricted or not (RRA §1), in lots."""
+§3.1), and who holds which Notes, Transfer Restricted or not (RRA §1), in lots; and the
+Conversion Shares, in lots of their own. Which sales end a security's restriction is the
+deal's term (``transfer_restricted.until``): ``frees`` names them (``shelf``, ``rule_144``)."""
 
 from __future__ import annotations
 
@@ -61,6 +63,10 @@ class Lot:
         """A Transfer Restricted Security on day ``d`` (RRA §1)."""
         return self.issued_on <= d and (self.trs_end is None or d < self.trs_end)
 
+    def outstanding_on(self, d: date) -> bool:
+        """Outstanding on day ``d``, restricted or not (issued, not converted or retired)."""
+        return self.issued_on <= d and (self.ended_on is None or d < self.ended_on)
+
 
 @dataclass
 class Book:
@@ -68,6 +74,7 @@ class Book:
 
     lots: list[Lot] = field(default_factory=list)
     applied: list[date] = field(default_factory=list)   # date of each position event
+    frees: frozenset = frozenset({"shelf"})
 
     def held(self, holder: str) -> list[Lot]:
         return [x for x in self.lots if x.holder == holder and x.ended_on is None
@@ -98,7 +105,7 @@ class Book:
             self.new(holder=data["holder"], principal=money(data["principal"]), issued_on=d,
                      sold_on=None, parent=None)
         elif t == "NotesTransferred":
-            shelf = bool(data.get("under_shelf", False))
+            shelf = data.get("under", "private") in self.frees
             for lot, part in self.take(data["from_holder"], money(data["principal"])):
                 self.new(holder=data["to_holder"], principal=part, issued_on=lot.issued_on,
                          sold_on=lot.sold_on if lot.sold_on else (d if shelf else None),
@@ -113,9 +120,10 @@ class Book:
 POSITIONS = ("NotesIssued", "NotesTransferred", "NotesConverted", "NotesRetired")
 
 
-def book_at(events: list[Mapping[str, Any]], end_of: date) -> Book:
+def book_at(events: list[Mapping[str, Any]], end_of: date,
+            frees: frozenset = frozenset({"shelf"})) -> Book:
     """The Notes at the end of day ``end_of``."""
-    book = Book()
+    book = Book(frees=frees)
     for e in events:
         if e["type"] in POSITIONS and day_of(e["date"]) <= end_of:
             book.apply(e)
@@ -129,3 +137,64 @@ def trs_held(book: Book, holder: str) -> Decimal:
 def holders_of_trs(book: Book) -> set[str]:
     return {x.holder for x in book.lots if x.ended_on is None and x.principal > 0
             and x.sold_on is None}
+
+
+# ----------------------------------------------------------------------- Conversion Shares
+
+@dataclass(eq=False)
+class ShareLot:
+    """Conversion Shares of one Holder with one history (a part that moves is a child)."""
+
+    holder: str
+    shares: int
+    converted_on: date
+    freed_on: date | None          # sold in a way that ends the restriction on this day
+    parent: "ShareLot | None"
+    made_at: int                   # the share event (1-based) that made it
+
+    def restricted_on(self, d: date) -> bool:
+        return self.converted_on <= d and (self.freed_on is None or d < self.freed_on)
+
+
+@dataclass
+class Shares:
+    """Every conversion and Conversion Share transfer applied in order."""
+
+    lots: list[ShareLot] = field(default_factory=list)
+    applied: list[date] = field(default_factory=list)
+    frees: frozenset = frozenset({"shelf"})
+
+    def apply(self, e: Mapping[str, Any]) -> None:
+        data, d = e["data"], day_of(e["date"])
+        self.applied.append(d)
+        k = len(self.applied)
+        if e["type"] == "NotesConverted":
+            self.lots.append(ShareLot(data["holder"], int(data["shares"]), d, None, None, k))
+            return
+        left = int(data["shares"])
+        mine = sorted((x for x in self.lots if x.holder == data["from_holder"] and x.shares > 0),
+                      key=lambda x: (x.freed_on is not None, x.converted_on))
+        for lot in mine:
+            if left <= 0:
+                break
+            part = min(left, lot.shares)
+            lot.shares -= part
+            left -= part
+            freed = lot.freed_on or (d if data.get("under", "private") in self.frees else None)
+            self.lots.append(ShareLot(data["to_holder"], part, lot.converted_on, freed, lot, k))
+
+
+SHARE_EVENTS = ("NotesConverted", "ConversionSharesTransferred")
+
+
+def shares_at(events: list[Mapping[str, Any]], end_of: date, frees: frozenset) -> Shares:
+    """The Conversion Shares at the end of day ``end_of``."""
+    book = Shares(frees=frees)
+    for e in events:
+        if e["type"] in SHARE_EVENTS and day_of(e["date"]) <= end_of:
+            book.apply(e)
+    return book
+
+
+def restricted_shares(book: Shares, d: date) -> int:
+    return sum(x.shares for x in book.lots if x.shares > 0 and x.restricted_on(d))

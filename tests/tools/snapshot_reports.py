@@ -225,11 +225,19 @@ def _freeze(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _thaw(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The pickled events as the store reads them now: each one's ``data`` upcast from
+    the schema version it was written with (a snapshot taken before a schema change read
+    the very records a ledger holds; ``ledger.upcasting``)."""
     from types import MappingProxyType
 
     from ledger.events import Event
+    from ledger.upcasting import upcast
 
-    return [{**c, "events": [Event(**{**e, "data": MappingProxyType(e["data"])})
+    def current(e: dict[str, Any]) -> dict[str, Any]:
+        record = {"type": e["type"], "data": dict(e["data"]), "id": e["id"], "seq": e["seq"]}
+        return dict(upcast({**record, "v": e.get("v", 1)})["data"])
+
+    return [{**c, "events": [Event(**{**e, "data": MappingProxyType(current(e))})
                              for e in c["events"]]} for c in cases]
 
 
