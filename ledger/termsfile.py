@@ -5,7 +5,10 @@ JSON, with ``//`` comments allowed on their own lines or after a value (``terms 
 writes each rule's clause and words beside it): they are dropped before the JSON is read,
 never inside a string. Numbers are read exactly (``Decimal``), as an event line's are.
 The file holds the four keys and nothing else: a key the ledger does not read (a
-``clauses`` list, say) is refused by name rather than silently dropped (issue 33).
+``clauses`` list, say) is refused by name rather than silently dropped (issue 33). A file
+drafted from an agreement's text (``terms draft``, issue 35) may also hold ``missing``: the
+terms the text did not give, each to be filled in and taken off the list; a file whose
+``missing`` is not empty opens no deal (``terms check`` names each).
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from .errors import InvalidEvent, UsageError
 from .jsonl import loads
 
 KEYS = ("kind", "name", "date", "terms")
+#: what a drafted file may hold besides: the terms still to fill in
+DRAFT_KEYS = ("missing",)
 
 
 def without_comments(text: str) -> str:
@@ -42,9 +47,11 @@ def without_comments(text: str) -> str:
     return "\n".join(out)
 
 
-def read_terms_file(path: str, field: str = "--terms") -> dict[str, Any]:
+def read_terms_file(path: str, field: str = "--terms", *,
+                    unfilled: bool = False) -> dict[str, Any]:
     """The file's ``{kind, name, date, terms}``; ``UsageError`` if it cannot be read,
-    ``InvalidEvent`` naming the line if it is not JSON, or a key missing or unknown."""
+    ``InvalidEvent`` naming the line if it is not JSON, or a key missing or unknown, or
+    (unless ``unfilled``) terms a draft left to fill in (``missing``)."""
     try:
         with open(path, "rb") as fh:
             raw = fh.read().decode("utf-8-sig")
@@ -56,7 +63,12 @@ def read_terms_file(path: str, field: str = "--terms") -> dict[str, Any]:
         spec = loads(without_comments(raw))
     except ValueError as err:
         raise InvalidEvent(f"not valid JSON: {err}", field=field) from None
-    return check_spec(spec, field)
+    spec = check_spec(spec, field)
+    if spec.get("missing") and not unfilled:
+        raise InvalidEvent(f"has terms not filled in yet: {', '.join(spec['missing'])} (fill "
+                           f"each in and take it off \"missing\"; `deal-ledger terms check "
+                           f"{path}` lists them)", field=field, rule="terms draft")
+    return spec
 
 
 def check_spec(spec: Any, field: str = "--terms") -> dict[str, Any]:
@@ -66,10 +78,14 @@ def check_spec(spec: Any, field: str = "--terms") -> dict[str, Any]:
     missing = [k for k in KEYS if k not in spec]
     if missing:
         raise InvalidEvent(f"is missing {', '.join(missing)}", field=field)
-    unknown = [k for k in spec if k not in KEYS]
+    unknown = [k for k in spec if k not in KEYS + DRAFT_KEYS]
     if unknown:
         raise InvalidEvent(f"has a key the ledger does not read: {', '.join(unknown)} (a "
                            f"terms file holds kind, name, date and terms only; a rule's "
                            f"clause goes in its section)", field=field,
                            rule="terms file")
+    missing = spec.get("missing", [])
+    if not isinstance(missing, list) or not all(isinstance(m, str) for m in missing):
+        raise InvalidEvent("missing: must be a list of the terms still to fill in (paths "
+                           "such as \"terms.maturity\")", field=field, rule="terms file")
     return spec

@@ -109,13 +109,19 @@ def check_file(path: str) -> dict[str, Any]:
     from ledger.termsfile import read_terms_file
     from ledger.terms import registration_problems, validate_terms
 
-    spec = read_terms_file(path, field="FILE")
+    spec = read_terms_file(path, field="FILE", unfilled=True)
     kind = spec["kind"]
     out: dict[str, Any] = {"file": path, "kind": kind, "name": spec["name"], "problems": []}
+    unfilled = [{"path": m, "problem": "not found in the agreement's text: fill it in, then "
+                 "take it off \"missing\"", "rule": "terms draft"}
+                for m in spec.get("missing", [])]
     if kind == "registration_rights":
         parsed, problems = registration_problems(spec["terms"])
-        out["problems"] = [{"path": f"terms.{p}" if p else "terms", "problem": what,
-                            "rule": _rule_of(what)} for p, what in problems]
+        out["problems"] = unfilled + [
+            {"path": f"terms.{p}" if p else "terms", "problem": what, "rule": _rule_of(what)}
+            for p, what in problems if not _under(f"terms.{p}", spec.get("missing", []))]
+        if unfilled:
+            parsed = None
         if parsed is not None and not problems:
             out["rules"] = _rules(parsed)
             from ledger.terms_v1 import is_v1
@@ -132,8 +138,15 @@ def check_file(path: str) -> dict[str, Any]:
     else:
         out["problems"] = [{"path": "kind", "problem": f"not a deal kind: {kind!r}",
                             "rule": "registration_rights or antidilution_deferral"}]
+    if kind != "registration_rights":
+        out["problems"] = unfilled + out["problems"]
     out["ok"] = not out["problems"]
     return out
+
+
+def _under(path: str, missing: list[str]) -> bool:
+    """``path`` is a term listed as missing, or inside one (its problem is said once)."""
+    return any(path == m or path.startswith(m + ".") for m in missing)
 
 
 def _rule_of(problem: str) -> str:
