@@ -45,23 +45,14 @@ def open_ledger(db: str, *, create: bool = False):
 
 @contextlib.contextmanager
 def ledger_to_append(db: str) -> Iterator[Any]:
-    """The ledger an append writes to, created if need be; a SQLite file this call created
-    is removed again if nothing was appended to it (a refused first batch leaves no empty
-    ledger behind: nothing written means nothing there)."""
-    from ledger.store.connection import is_postgres_url
-
-    new = not is_postgres_url(db) and not os.path.exists(db)
-    try:
-        # opening creates the tables: on a full disk that fails too, and the file it
-        # created must not stay behind as an empty ledger
-        with open_ledger(db, create=True) as ledger:
-            yield ledger
-    except BaseException:
-        if new:
-            for path in (db, db + "-wal", db + "-shm", db + "-journal", db + ".lock"):
-                with contextlib.suppress(OSError):
-                    os.remove(path)
-        raise
+    """The ledger an append writes to, created if need be. A file is never removed, even
+    one this call created and a refused batch left without an event: between the moment
+    it was created and the refusal, another writer may have opened it and written to it
+    (an ``init`` racing a large first batch, six ``init`` of one new path): what it was
+    told was written must stay there. A refused first batch may leave an empty ledger
+    (it holds no event; the next append fills it)."""
+    with open_ledger(db, create=True) as ledger:
+        yield ledger
 
 
 def fail(error: Exception) -> None:

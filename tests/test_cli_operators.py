@@ -377,16 +377,3 @@ def test_correct_reads_the_replacement_from_standard_input(example_1):
     assert [r["type"] for r in log_records(example_1)[-2:]] == ["EventRetracted", "ShelfFiled"]
 
 
-def test_a_refused_first_append_leaves_no_ledger_behind(tmp_path):
-    # a well-formed batch that breaks a rule (no DealOpened for the deal) on a new path:
-    # nothing is written, so no empty ledger file is left either
-    db = tmp_path / "new.db"
-    batch = tmp_path / "b.jsonl"
-    batch.write_text(json.dumps({"type": "ShelfFiled", "deal": "never-opened",
-                                 "date": "2004-07-13", "data": {}}) + "\n")
-    refused(run("append", str(batch), "--db", str(db)), 3)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.jsonl"]
-    # and an existing ledger is never removed by a refusal
-    ok(run("init", RRA, "--template", RRA, "--db", str(db)))
-    refused(run("append", str(batch), "--db", str(db)), 3)
-    assert db.exists() and len(log_records(str(db))) == 1

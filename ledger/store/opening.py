@@ -23,7 +23,7 @@ from eventsourcing.persistence import JSONTranscoder, PersistenceError
 
 from ..errors import LedgerError, StoreError
 from .chainhead import Head
-from .connection import (check_sqlite_header, create_private_file, env_for, immutable_uri,
+from .connection import (RETRY_SECONDS, check_sqlite_header, create_private_file, env_for, immutable_uri,
                          is_read_only, is_postgres_url, one_line, pg_connect, read_only_place,
                          redact)
 from .stream import RECORDED_TOPIC, STARTED_TOPIC, DealStream, LedgerApp
@@ -126,24 +126,30 @@ class Store:
         head), as its ``topic`` column holds them."""
         return tuple(self._topics)
 
-
     def _open(self, env: dict[str, str], *, probe: bool) -> LedgerApp:
         """The library's application on ``env``; with ``probe``, check the event table
         is there (a reader must not create one)."""
         url = self.url
-        for attempt in range(5):
+        deadline = time.monotonic() + RETRY_SECONDS
+        attempt = 0
+        while True:
+            attempt += 1
             try:
                 app = LedgerApp(env=env)
                 break
             except LedgerError:
                 raise
             except Exception as err:  # connection refused, unreadable file, bad auth...
-                # PostgreSQL: writers opening at once race on creating the tables and
-                # the insert function ("tuple concurrently updated"); the loser retries
+                # Writers opening a new ledger at once race on creating its tables: on
+                # PostgreSQL for the tables and the insert function ("tuple concurrently
+                # updated"), on SQLite for the switch to write-ahead logging, which
+                # does not wait for the other ("database is locked"). The loser retries,
+                # as long as a writer waits for the lock.
                 text = str(err).lower()
-                if attempt < 4 and ("concurrently updated" in text
-                                    or "already exists" in text):
-                    time.sleep(0.05 * (attempt + 1) * (1 + random.random()))
+                if time.monotonic() < deadline and (
+                        "concurrently updated" in text or "already exists" in text
+                        or "database is locked" in text):
+                    time.sleep(min(0.2, 0.01 * attempt) * (1 + random.random()))
                     continue
                 raise StoreError(f"cannot open the ledger at {redact(url)}: "
                                  f"{one_line(err, url)}", field="--db") from None
