@@ -365,7 +365,7 @@ def whatif(deal: str, add: tuple[str, ...], drop: tuple[str, ...], replace: tupl
                         through=later)
     note = None
     if save_as:
-        replaced = scenarios.save(path, save_as, deal, changes)
+        replaced = scenarios.save(path, save_as, deal, changes, db)
         note = f"scenario {save_as!r} {'replaced' if replaced else 'saved'} in {path}"
     if fmt == "json":
         print_json(result)

@@ -139,32 +139,15 @@ def calendar_file(ledger: Any, out: str, *, deals: Iterable[str] | None = None,
                   **options: Any) -> int:
     """Write ``feed`` of the ledger's deals to ``out`` (whole or not at all); the number
     of events written."""
-    import os
-    import tempfile
-
     from .agenda import deal_histories
+    from .outputs import refuse_ledger, replace_whole
     from ledger.errors import UsageError
 
+    refuse_ledger(out, ledger.url, "--out")   # before the work, and again when written
     histories = deal_histories(ledger, deals)
     missing = sorted(set(deals or ()) - set(histories))
     if missing:
         raise UsageError(f"no deal {missing[0]!r} in the ledger", field="--deal")
     data = feed(histories, **options)
-    folder = os.path.dirname(os.path.abspath(out))
-    if os.path.isdir(out) or not os.path.isdir(folder):
-        raise UsageError(f"cannot write {out}: "
-                         + ("it is a folder" if os.path.isdir(out) else f"no folder {folder}"),
-                         field="--out")
-    try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".calendar-", suffix=".ics")
-    except OSError as err:
-        raise UsageError(f"cannot write in {folder}: {err.strerror}", field="--out") from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, out)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+    replace_whole(out, data, ledger_url=ledger.url, field="--out", prefix=".calendar-")
     return data.count(b"BEGIN:VEVENT")
