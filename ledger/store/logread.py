@@ -375,13 +375,13 @@ def deal_states(ledger: "Ledger") -> list[StreamStates]:
         while rows := view._rows(f"SELECT {pos} AS position, originator_id, state "
                                  f"FROM {_table(view)} WHERE {pos} > ? ORDER BY {pos} "
                                  "LIMIT ?", (position, STATES_PAGE)):
-            for row in rows:
-                position, stream = row[0], row[1]
+            for row in rows:   # by name: PostgreSQL's rows are dicts, SQLite's are Rows
+                position, stream = row["position"], row["originator_id"]
                 if stream != chain:
                     found = by_stream.get(stream)
                     if found is None:
                         found = by_stream[stream] = []
-                    found.append((position, bytes(row[2])))
+                    found.append((position, bytes(row["state"])))
     return list(by_stream.values())
 
 
