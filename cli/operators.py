@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import sys
 
 import click
 
@@ -72,17 +71,10 @@ def append(source: str, db: str, user: str | None) -> None:
     """Append a JSON Lines batch from SOURCE (a file, or - for standard input).
 
     All or nothing: the first bad line is named and nothing is written."""
+    from ledger.jsonl import read_input
     from ledger.store import bulk
-    from ledger.errors import UsageError
 
-    if source == "-":
-        raw = sys.stdin.buffer.read()
-    else:
-        try:
-            with open(source, "rb") as fh:
-                raw = fh.read()
-        except OSError as err:
-            raise UsageError(f"cannot read {source}: {err.strerror}") from None
+    raw = read_input(source)
     if raw.count(b"\n") + 1 >= bulk.AT:
         _print_appended(_append_large(raw, db, user))
         return
@@ -193,19 +185,10 @@ def retract(event_id: str, reason: str, day: str | None, db: str, user: str | No
 def correct(event_id: str, replacement: str, reason: str, db: str, user: str | None) -> None:
     """Retract EVENT_ID (the whole id or any unique prefix) and append the REPLACEMENT
     (a JSONL file, or - for standard input) in one atomic batch."""
-    from ledger.errors import UsageError
-    from ledger.jsonl import read_batch
+    from ledger.jsonl import read_batch, read_input
     from ledger.operations import retraction
 
-    try:
-        if replacement == "-":
-            raw = sys.stdin.buffer.read()
-        else:
-            with open(replacement, "rb") as fh:
-                raw = fh.read()
-    except OSError as err:
-        raise UsageError(f"cannot read {replacement}: {err.strerror}") from None
-    batch = read_batch(raw)  # refusals name the replacement file's own lines
+    batch = read_batch(read_input(replacement))  # refusals name the replacement file's own lines
     with open_ledger(db) as ledger:
         new = retraction(ledger, event_id, reason, None)
         _print_appended(ledger.append([new, *batch], user=user))

@@ -7,7 +7,7 @@ from typing import Any, Iterable
 
 from .errors import InvalidEvent, UsageError
 from .events import CATALOG, NewEvent, parse_event
-from .jsonl import loads
+from .jsonl import MAX_LINE, loads, read_bounded
 from .terms import template as get_template
 from .values import _name, _text
 
@@ -24,11 +24,9 @@ def opening_event(deal: str, *, template: str | None = None, terms_file: str | N
                "data": {"kind": t["kind"], "name": t["name"], "terms": t["terms"]},
                "source": f"template {template}"}
     else:
+        raw = read_bounded(terms_file, MAX_LINE, "--terms")   # a terms file is one object
         try:
-            with open(terms_file, "rb") as fh:
-                spec = loads(fh.read().decode("utf-8-sig"))
-        except OSError as err:
-            raise UsageError(f"cannot read {terms_file}: {err.strerror}", field="--terms") from None
+            spec = loads(raw.decode("utf-8-sig"))
         except (ValueError, UnicodeDecodeError) as err:
             raise InvalidEvent(f"not valid JSON: {err}", field="--terms") from None
         if not isinstance(spec, dict):

@@ -23,7 +23,7 @@ from typing import Any, Iterable, Mapping
 
 from ledger.errors import LedgerError, UsageError
 from ledger.events import NewEvent, format_timestamp, parse_event
-from ledger.jsonl import read_batch
+from ledger.jsonl import read_batch, read_input
 
 from .outputs import replace_whole
 
@@ -51,14 +51,8 @@ def _refuse(err: LedgerError, origin: str) -> LedgerError:
 def read_events(path: str, option: str) -> list[NewEvent]:
     """A JSON Lines file of events (``-``: standard input), each validated as ``append``
     validates it; errors name the file, the line and the field."""
-    import sys
-
     try:
-        raw = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
-    except OSError as err:
-        raise UsageError(f"cannot read {path}: {err.strerror}", field=option) from None
-    try:
-        return read_batch(raw)
+        return read_batch(read_input(path, option))
     except LedgerError as err:
         raise _refuse(err, path) from None
 

@@ -30,6 +30,7 @@ from typing import Any, Callable
 
 from .. import guards
 from ..errors import UsageError
+from ..jsonl import MAX_LINE
 from .stable import StableView, stable_view
 from .chainhead import CHAIN_ID, GENESIS
 from .stream import ChainAdvanced, seal
@@ -93,7 +94,14 @@ def _witness_file(path: str) -> Witness:
     by_seq: dict[int, str] = {}
     try:
         with open(path, "rb") as fh:
-            for number, raw in enumerate(fh, start=1):
+            number = 0
+            # a line at most twice an event line's limit (a ``log --json`` line is an
+            # event and the store's fields): /dev/zero is refused, not read whole
+            while raw := fh.readline(2 * MAX_LINE + 1):
+                number += 1
+                if len(raw) > 2 * MAX_LINE:
+                    raise UsageError(f"line {number} of {path} is longer than any "
+                                     "`log --json` line", field="--expect")
                 if not raw.strip():
                     continue
                 try:
