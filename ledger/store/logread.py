@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
+from .rows import blob
 from .seqorder import SeqOrder
 from ..errors import InvalidEvent, StoreError, UsageError
 
@@ -121,7 +122,7 @@ def _chain_head_at(view: StableView, version: int) -> tuple[int, int] | None:
     if not rows:
         return None
     try:
-        return rows[0]["position"], int(json.loads(bytes(rows[0]["state"]))["seq"])
+        return rows[0]["position"], int(json.loads(blob(rows[0]["state"]))["seq"])
     except (ValueError, KeyError, TypeError):
         return None
 
@@ -197,7 +198,7 @@ def _in_seq_order(view: StableView, position: int, expected: int, skip_to: int =
             if view._convert(row["originator_id"]) == chain_id:
                 yield from order.drain()  # a batch is closed: what is held goes out
                 continue
-            state = bytes(row["state"])
+            state = blob(row["state"])
             seq = _skipped(state, skip_to, needles)
             if seq is not None:
                 record = None
@@ -222,7 +223,7 @@ def _stream(view: StableView, deal: str) -> Iterator[dict[str, Any]]:
             return
         for row in rows:
             version = row["originator_version"]
-            yield _record(bytes(row["state"]), f"{version} of deal {deal}'s stream")
+            yield _record(blob(row["state"]), f"{version} of deal {deal}'s stream")
 
 
 def _seq_key(record: dict[str, Any]) -> int:
@@ -310,7 +311,7 @@ def _matching(view: StableView, needle: bytes, deals: tuple[str, ...] = ()
                              (after, *params, PAGE)):
         for row in rows:
             after = row["position"]
-            yield _record(bytes(row["state"]), after)
+            yield _record(blob(row["state"]), after)
 
 
 def find_event(ledger: "Ledger", given: str, *, field: str = "event_id") -> dict[str, Any]:
@@ -381,7 +382,7 @@ def deal_states(ledger: "Ledger") -> list[StreamStates]:
                     found = by_stream.get(stream)
                     if found is None:
                         found = by_stream[stream] = []
-                    found.append((position, bytes(row["state"])))
+                    found.append((position, blob(row["state"])))
     return list(by_stream.values())
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import random
 import time
+import uuid
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +27,7 @@ from .chainhead import Head
 from .connection import (RETRY_SECONDS, check_sqlite_header, create_private_file, env_for, immutable_uri,
                          is_read_only, is_postgres_url, one_line, pg_connect, read_only_place,
                          redact)
-from .stream import RECORDED_TOPIC, STARTED_TOPIC, DealStream, LedgerApp
+from .stream import CHAIN_TOPIC, RECORDED_TOPIC, STARTED_TOPIC, DealStream, LedgerApp
 
 if TYPE_CHECKING:
     from ..stored import Event
@@ -99,6 +100,7 @@ class Store:
         self._init_state()
 
     def _init_state(self) -> None:
+        self._check_own_rows()
         self._topics = [STARTED_TOPIC, RECORDED_TOPIC]
         self._topic_set = frozenset(self._topics)
         self._deal_cache: dict[str, tuple[int, list[Event]]] = {}
@@ -184,6 +186,39 @@ class Store:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
+
+    def _check_own_rows(self) -> None:
+        """Refuse a store whose first row deal-ledger did not write: another
+        application's ``eventsourcing`` tables (``init`` once added a ledger's events
+        to them), or a look-alike table whose stream ids are not UUIDs. The first row of
+        a ledger is the ``DealStream.Started`` of its first deal (or, written by no
+        version of this tool, nothing): one row read, by the log's index. Rows altered
+        later are ``verify``'s to name."""
+        recorder = self.app.recorder
+        position = "notification_id" if self.is_postgres else "rowid"
+        table = recorder.events_table_name
+        if self.is_postgres:
+            table = f'"{recorder.datastore.schema}"."{table}"'
+        try:
+            with recorder.datastore.transaction(commit=False) as c:
+                c.execute(f"SELECT originator_id, topic FROM {table} "
+                          f"ORDER BY {position} LIMIT 1")
+                row = c.fetchone()
+        except PersistenceError:
+            return   # a store that cannot be read says so at its first read
+        if row is None:
+            return
+        stream, topic = (row["originator_id"], row["topic"])
+        if topic in (STARTED_TOPIC, RECORDED_TOPIC, CHAIN_TOPIC):
+            try:
+                uuid.UUID(str(stream))
+                return
+            except ValueError:
+                pass
+        raise StoreError(f"{redact(self.url)} is not a ledger: it holds rows deal-ledger did "
+                         f"not write (the first is a {str(topic)[:80]!r} row of stream "
+                         f"{str(stream)[:40]!r}); choose another path or database",
+                         field="--db")
 
     def _read_failed(self, err: Exception) -> StoreError:
         return StoreError(f"cannot read the ledger at {redact(self.url)}: "
