@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from .common import db_option, guarded, open_ledger
-from .formats import csv_option, one_format, plain_text, stdout, write_csv
+from .formats import csv_option, one_format, plain_text, stdout, visible, write_csv
 from .main import cli
 
 CSV_COLUMNS = ("seq", "id", "deal", "type", "date", "data", "source", "key", "recorded_at",
@@ -195,10 +195,10 @@ def _lines(stream: Any, out: Any, digits: int, width: int | None, indent: str, s
         by = retracted.of(r)
         note = f"  RETRACTED by {by[:8]}" if by else ""
         data = summary(r.get("data"))   # ShelfEffective has none: no blank gap for it
-        line = (f"{r.get('seq', '?'):>{digits}}  {r.get('date')}  {rid[:8]}  {r.get('type')}  "
-                f"{r.get('deal')}  {data + '  ' if data else ''}(recorded "
-                f"{str(r.get('recorded_at', ''))[:19].replace('T', KEEP)}, by "
-                f"{r.get('recorded_by')}){note}")
+        line = visible(f"{r.get('seq', '?'):>{digits}}  {r.get('date')}  {rid[:8]}  "
+                       f"{r.get('type')}  {r.get('deal')}  {data + '  ' if data else ''}"
+                       f"(recorded {str(r.get('recorded_at', ''))[:19].replace('T', KEEP)}, "
+                       f"by {r.get('recorded_by')}){note}")
         text = ("\n".join(textwrap.wrap(line, width, subsequent_indent=indent,
                                         break_long_words=False, break_on_hyphens=False))
                 if width else line).replace(KEEP, " ")

@@ -37,6 +37,7 @@ from .values import (
     Name,
     Text,
     _name,
+    _text,
     parse_day,
 )
 
@@ -522,8 +523,11 @@ def parse_event(obj: Any, *, line: int | None = None,
         value = obj.get(name)
         if value is not None and (not isinstance(value, str) or not value.strip()):
             raise InvalidEvent("must be non-empty text", line=line, field=name)
-        if isinstance(value, str) and len(value) > 500:
-            raise InvalidEvent("is longer than 500 characters", line=line, field=name)
+        if isinstance(value, str):
+            try:
+                _text(value)   # at most 500 characters of visible text on one line
+            except ValueError as err:
+                raise InvalidEvent(str(err), line=line, field=name) from None
     data = validate_data(event_type, obj["data"], line=line)
     return NewEvent(type=event_type, deal=deal, date=day, data=data,
                     source=obj.get("source"), key=obj.get("key"), line=line)
