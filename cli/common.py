@@ -20,16 +20,42 @@ def db_from_group(ctx: click.Context, param: click.Parameter, value: Any) -> Any
     from click.core import ParameterSource
 
     if ctx.get_parameter_source(param.name) == ParameterSource.COMMANDLINE:
+        warn_if_password_shown(ctx, value)
         return value
     given = ctx.find_root().params.get("db")
+    if given is not None:
+        warn_if_password_shown(ctx, given)
     return given if given is not None else value
+
+
+def warn_if_password_shown(ctx: click.Context, url: str | None) -> None:
+    """A password in a ``--db`` URL given on the command line stays in the process's
+    arguments, which any user of the machine can read (``ps``): say so once on standard
+    error (the command goes on). ``$LEDGER_DB`` is not shown by ``ps``, and libpq reads
+    ``$PGPASSWORD``, ``~/.pgpass`` (``$PGPASSFILE``) and a service file (``$PGSERVICE``)."""
+    from urllib.parse import urlparse
+
+    warned = ctx.find_root().meta.setdefault("deal-ledger: warned", set())
+    if not url or not url.startswith(("postgresql://", "postgres://")) or url in warned:
+        return
+    try:
+        password = urlparse(url).password
+    except ValueError:
+        return
+    if password:
+        warned.add(url)
+        click.echo("warning: the password in --db can be read by other users of this "
+                   "machine (ps); give it in $PGPASSWORD, ~/.pgpass or a service file "
+                   "instead", err=True)
 
 
 def db_option(f: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--db", "db", envvar="LEDGER_DB", default=DEFAULT_DB, show_default=True,
                         callback=db_from_group,
                         help="Ledger: a SQLite file path, or postgresql://user@host:port/dbname "
-                             "(also accepted before the command; else $LEDGER_DB).")(f)
+                             "(also accepted before the command; else $LEDGER_DB). Give a "
+                             "PostgreSQL password in $PGPASSWORD, ~/.pgpass or a service "
+                             "file, not in the URL: arguments are visible to `ps`.")(f)
 
 
 def user_option(f: Callable[..., Any]) -> Callable[..., Any]:

@@ -121,7 +121,8 @@ def first_sentence(text: str) -> str:
 @click.option("--db", "db", default=None, metavar="PATH|URL",
               help="The ledger for the command that follows (as if given to it). Which "
                    "wins: the command's own --db, then this, then $LEDGER_DB, then "
-                   "ledger.db.")
+                   "ledger.db. A PostgreSQL password goes in $PGPASSWORD, ~/.pgpass or a "
+                   "service file, not in the URL (ps shows arguments).")
 def cli(db: str | None) -> None:
     """An event-sourced ledger of deal obligations: Registration Defaults and Additional
     Interest under the 2004 Resale Registration Rights Agreement, anti-dilution deferral
