@@ -22,6 +22,8 @@ from typing import Any
 
 import click
 import pytest
+
+from tests.cli_support import error_lines
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -98,7 +100,7 @@ def check_clean(result, ws: Workspace) -> None:
     assert SECRET not in out, out
     assert result.exit_code in (0, 1, 2, 3, 4, 5), (result.exit_code, out)
     if result.exit_code in (3, 4, 5):
-        lines = result.stderr.strip("\n").split("\n")
+        lines = error_lines(result.stderr)
         assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
     if result.exit_code != 0:
         assert ws.unchanged(), f"a failed run (exit {result.exit_code}) changed the ledger"
