@@ -299,8 +299,8 @@ def history(deal: str, figure: str | None, figure_option: str | None, as_of: str
 
 SCENARIO_HELP = """The real ledger is never written. Added events get ids whatif-1, whatif-2
 ... and count even with --known-at (which limits the real history); a replacement takes the
-place, seq and recorded time of the event it replaces. EVENT_ID may be any unique prefix
-(the 8 characters `log` shows always do). The baseline is the real history under the
+place, seq and recorded time of the event it replaces. EVENT_ID is seq:N or 6 or more
+characters of its id (the 8 `log` shows always do). The baseline is the real history under the
 default interpretations; --interpret switches them in the scenario only.
 
 \b

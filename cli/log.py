@@ -193,7 +193,9 @@ def _lines(stream: Any, out: Any, digits: int, width: int | None, indent: str, s
             break
         rid = str(r.get("id", ""))
         by = retracted.of(r)
-        note = f"  RETRACTED by {by[:8]}" if by else ""
+        # a retraction taken back by an EventReinstated (issue 31) is withdrawn, not retracted
+        word = "WITHDRAWN" if r.get("type") == "EventRetracted" else "RETRACTED"
+        note = f"  {word} by {by[:8]}" if by else ""
         data = summary(r.get("data"))   # ShelfEffective has none: no blank gap for it
         line = (f"{r.get('seq', '?'):>{digits}}  {r.get('date')}  {rid[:8]}  {r.get('type')}  "
                 f"{r.get('deal')}  {data + '  ' if data else ''}(recorded "

@@ -100,6 +100,14 @@ class EventRetracted(Data):
     reason: Text
 
 
+class EventReinstated(Data):
+    """Undo of a retraction made in error (issue 31): from its recorded_at on, the
+    ``EventRetracted`` it names no longer counts, and the event it retracted counts again."""
+
+    retraction_id: Text
+    reason: Text
+
+
 # ------------------------------------------------------ §3.2 registration rights events
 
 
@@ -290,7 +298,8 @@ class TrueUpSharesIssued(Data):
 
 COMMON_TYPES: dict[str, type[Data]] = {
     m.__name__: m
-    for m in (DealOpened, CalendarDayDeclared, NoticeSent, NoticeAcknowledged, EventRetracted)
+    for m in (DealOpened, CalendarDayDeclared, NoticeSent, NoticeAcknowledged, EventRetracted,
+              EventReinstated)
 }
 REGISTRATION_TYPES: dict[str, type[Data]] = {
     m.__name__: m

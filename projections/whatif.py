@@ -33,12 +33,12 @@ from typing import Any, Iterable, Mapping, Sequence
 from ledger import guards
 from ledger.errors import LedgerError, UsageError
 from ledger.events import Event, NewEvent, format_timestamp
+from ledger.references import parse_reference
 
 from .figures import NOISE, dotted_prefixes, entry_selectors, quote_key, strip_basis
 from .interpretations import resolve
 from .report import report
 
-MIN_PREFIX = 1  # any unique prefix, as everywhere an event id is taken
 
 
 class ScenarioError(LedgerError):
@@ -123,20 +123,22 @@ def _stored(new: NewEvent, *, id: str, seq: int, at: datetime) -> Event:
 
 
 def resolve_id(text: str, by_id: Mapping[str, Event], option: str, deal: str) -> str:
-    """An event id of the deal, or any unique prefix of one (as git takes a commit's;
-    the 8 characters ``log`` shows always do); ``UsageError`` naming ``option`` and, for
-    an ambiguous prefix, the candidates otherwise."""
+    """The id of the event of the deal ``text`` names: ``seq:N``, or its id or the start
+    of it, at least 6 characters (``ledger.references``; the 8 characters ``log`` shows
+    always do); ``UsageError`` naming ``option`` and, for an ambiguous prefix, the
+    candidates."""
     if text in by_id:
         return text
-    found = [i for i in by_id if len(text) >= MIN_PREFIX and i.startswith(text)]
+    ref = parse_reference(text, field=option)
+    found = [i for i, e in by_id.items() if ref.names(i, getattr(e, "seq", -1))]
     if len(found) == 1:
         return found[0]
     if len(found) > 1:
-        shown = ", ".join(f"{i[:12]} ({getattr(by_id[i], 'type', 'event')})"
-                          for i in found[:5])
+        shown = ", ".join(f"{i[:12]} (seq {getattr(by_id[i], 'seq', '?')} "
+                          f"{getattr(by_id[i], 'type', 'event')})" for i in found[:5])
         more = f" and {len(found) - 5} more" if len(found) > 5 else ""
         raise UsageError(f"{text!r} is the start of {len(found)} event ids of deal {deal}: "
-                         f"{shown}{more}; give more of it", field=option)
+                         f"{shown}{more}; give more of it, or seq:N", field=option)
     raise UsageError(f"no event {text!r} in deal {deal}", field=option)
 
 

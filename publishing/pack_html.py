@@ -227,7 +227,8 @@ def _events(records: Sequence[Mapping[str, Any]], retracted: set[str]) -> list[s
                     f"<td class=\"d\">{escape(r['recorded_at'][:19].replace('T', ' '))}</td>"
                     f"<td>{escape(str(r['recorded_by']))}</td>"
                     f"<td class=\"h nw\">{escape(r['hash'][:16])}&hellip;</td></tr>")
-    return [f"<h2>Events ({len(records)}; retracted ones struck through, never removed)</h2>",
+    return [f"<h2>Events ({len(records)}; retracted ones struck through, never removed; a "
+            "retraction withdrawn by an EventReinstated is struck through too)</h2>",
             f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"]
 
 
