@@ -12,6 +12,7 @@ from typing import Any, Mapping
 import click
 
 NONE = "(none)"
+ARROW = "->\u00a0"   # "-> 6,666.67" stays on one line when wrapped (a no-break space)
 
 
 def _value(v: Any) -> str:
@@ -29,8 +30,8 @@ def _value(v: Any) -> str:
 def _obligation(o: Mapping[str, Any] | None) -> str:
     if o is None:
         return NONE
-    text = f"{o['state']}, due {o['due'] or 'no day'}"
-    return text + (f", {_value(o['amount'])}" if o.get("amount") else "")
+    text = f"{o['state']}, due\u00a0{o['due'] or 'no day'}"   # the day and amount unbroken
+    return text + (f",\u00a0{_value(o['amount'])}" if o.get("amount") else "")
 
 
 def impact_lines(impact: Mapping[str, Any], *, verbose: bool = False) -> list[str]:
@@ -42,25 +43,25 @@ def impact_lines(impact: Mapping[str, Any], *, verbose: bool = False) -> list[st
         for r in money:
             who = " ".join(p for p in (r["holder"], r["payment_date"] and
                                        f"for {r['payment_date']}") if p)
-            out.append(f"  {who + ': ' if who else ''}{r['figure']} {_value(r['before'])} -> "
-                       f"{_value(r['after'])} ({r['clause']})")
+            out.append(f"  {who + ': ' if who else ''}{r['figure']} {_value(r['before'])} "
+                       f"{ARROW}{_value(r['after'])} ({r['clause']})")
     if impact["defaults"]:
         out.append("Registration Defaults:")
         for r in impact["defaults"]:
-            out.append(f"  {r['default']} ({r['clause']}): {r['before'] or NONE} -> "
-                       f"{r['after'] or NONE}")
+            out.append(f"  {r['default']} ({r['clause']}): {r['before'] or NONE} "
+                       f"{ARROW}{r['after'] or NONE}")
     if impact["obligations"]:
         out.append("obligations:")
         for r in impact["obligations"]:
             out.append(f"  {r['obligation']} ({r['clause']}): {_obligation(r['baseline'])} "
-                       f"-> {_obligation(r['scenario'])}")
+                       f"{ARROW}{_obligation(r['scenario'])}")
     other = impact["other"]
     if other and verbose:
         out.append(f"other figures ({len(other)}):")
         for r in other:
             base = "(absent)" if r["change"] == "added" else _brief(r["baseline"])
             new = "(absent)" if r["change"] == "removed" else _brief(r["scenario"])
-            out.append(f"  {r['figure']}: {base} -> {new}")
+            out.append(f"  {r['figure']}: {base} {ARROW}{new}")
     elif other:
         out.append(f"and {len(other)} other figure(s) differ (--verbose lists them by path)")
     if not out:
@@ -77,10 +78,10 @@ def _brief(value: Any) -> str:
 def echo_wrapped(lines: list[str], width: int, indent: str = "") -> None:
     for line in lines:
         lead = indent + " " * (len(line) - len(line.lstrip(" ")))
-        click.echo("\n".join(textwrap.wrap(line, width, initial_indent=indent,
-                                           subsequent_indent=lead + "    ",
-                                           break_long_words=False, break_on_hyphens=False))
-                   or indent)
+        click.echo(("\n".join(textwrap.wrap(line, width, initial_indent=indent,
+                                            subsequent_indent=lead + "    ",
+                                            break_long_words=False, break_on_hyphens=False))
+                    or indent).replace("\u00a0", " "))
 
 
 def show_preview(db: str, batch: list[Any], as_of: str | None, user: str | None, *,

@@ -5,9 +5,10 @@
    (RRA §3(a), §3(b)), the amount accrued to the day, and each Holder's true-up shares
    owed, issued and outstanding (Letter ¶3);
 2. **defaults**: the Registration Defaults that appear, disappear or move (RRA §3(a));
-3. **obligations** whose state, due day or amount moved (``whatif.obligation_changes``);
-4. **other**: every other figure that differs, by its path (``whatif.diff``), for those
-   who ask (``--verbose``, ``--json``).
+3. **obligations** whose state, due day or amount moved (``whatif.obligation_changes``,
+   given);
+4. **other**: every other figure that differs, by its path (``whatif.diff``, given), for
+   those who ask (``--verbose``, ``--json``).
 
 A report that does not exist (a deal the change opens) is ``None``: everything in the
 other one appears. Pure: no I/O.
@@ -15,9 +16,7 @@ other one appears. Pure: no I/O.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
-
-from .whatif import diff, obligation_changes
+from typing import Any, Mapping, Sequence
 
 #: the report paths the first three parts read (the rest of the diff is "other")
 SHOWN = ("additional_interest.payments", "additional_interest.by_holder",
@@ -39,9 +38,14 @@ def _true_ups(report: Mapping[str, Any] | None) -> dict[str, Mapping[str, Any]]:
     return dict(((report or {}).get("true_up") or {}).get("holders", {}))
 
 
-def _defaults(report: Mapping[str, Any] | None) -> dict[tuple[str, str], Mapping[str, Any]]:
-    return {(d["kind"], d["default_date"]): d
-            for d in ((report or {}).get("registration") or {}).get("defaults", ())}
+def _defaults(report: Mapping[str, Any] | None) -> dict[tuple[str, int], Mapping[str, Any]]:
+    """Each Registration Default by its kind and its place among those of its kind (a
+    change that moves a default date moves the default, it does not make another)."""
+    out: dict[tuple[str, int], Mapping[str, Any]] = {}
+    for d in ((report or {}).get("registration") or {}).get("defaults", ()):
+        n = sum(1 for kind, _ in out if kind == d["kind"])
+        out[(d["kind"], n)] = d
+    return out
 
 
 def money_changes(before: Mapping[str, Any] | None, after: Mapping[str, Any] | None
@@ -83,8 +87,8 @@ def _accrues(d: Mapping[str, Any] | None) -> str | None:
     if d is None:
         return None
     until = d.get("accrual_until") or d.get("cured_on")
-    return f"accrues from {d['accrual_from']}" + (f" to {until} (exclusive)" if until
-                                                   else ", not cured")
+    return (f"default date {d['default_date']}, accrues from {d['accrual_from']}"
+            + (f" to {until} (exclusive)" if until else ", not cured"))
 
 
 def default_changes(before: Mapping[str, Any] | None, after: Mapping[str, Any] | None
@@ -96,20 +100,27 @@ def default_changes(before: Mapping[str, Any] | None, after: Mapping[str, Any] |
     for key in [*a, *(k for k in b if k not in a)]:
         x, y = _accrues(a.get(key)), _accrues(b.get(key))
         if x != y:
-            kind, day = key
-            rows.append({"default": f"Registration Default {kind}, default date {day}",
+            kind, n = key
+            many = (kind, 1) in a or (kind, 1) in b
+            rows.append({"default": f"Registration Default {kind}"
+                                    + (f" (the {_ORDINALS.get(n, f'{n + 1}th')})" if many
+                                       else ""),
                          "clause": (b.get(key) or a.get(key) or {}).get("clause"),
                          "before": x, "after": y})
     return rows
 
 
-def impact(before: Mapping[str, Any] | None, after: Mapping[str, Any] | None
-           ) -> dict[str, list[dict[str, Any]]]:
-    """What differs between two reports of one deal, money first (module doc)."""
-    rows = diff(before or {}, after or {})
-    other = [r for r in rows if not any(r["figure"] == p or r["figure"].startswith(
+_ORDINALS = {0: "first", 1: "second", 2: "third"}
+
+
+def impact(before: Mapping[str, Any] | None, after: Mapping[str, Any] | None,
+           rows: Sequence[Mapping[str, Any]], obligations: Sequence[Mapping[str, Any]]
+           ) -> dict[str, list[Any]]:
+    """What differs between two reports of one deal, money first (module doc); ``rows``
+    and ``obligations``: their ``whatif.diff`` and ``whatif.obligation_changes``."""
+    other = [dict(r) for r in rows if not any(r["figure"] == p or r["figure"].startswith(
         (p + ".", p + "[")) for p in SHOWN)]
     return {"money": money_changes(before, after),
             "defaults": default_changes(before, after),
-            "obligations": obligation_changes(before or {}, after or {}),
+            "obligations": [dict(o) for o in obligations],
             "other": other}

@@ -15,7 +15,8 @@ rule, is refused with one line naming where it came from, the field and the rule
 * The baseline is the real history under the default interpretations; the scenario is
   the changed history under the interpretations of ``changes``.
 
-The result holds both reports and ``diff``: one row per figure that differs
+The result holds both reports, ``impact`` (what differs, money first:
+``projections.impact``) and ``diff``: one row per figure that differs
 (``figure`` path as ``projections.figures.figure_paths`` names it, ``baseline``,
 ``scenario``, ``change``: changed, added, removed), leaving out ``basis`` trees and
 event-id lists, which are provenance rather than figures.
@@ -36,6 +37,7 @@ from ledger.events import Event, NewEvent, format_timestamp
 from ledger.references import parse_reference
 
 from .figures import NOISE, dotted_prefixes, entry_selectors, quote_key, strip_basis
+from .impact import impact
 from .interpretations import resolve
 from .report import report
 
@@ -364,9 +366,10 @@ def forward(events: Sequence[Event], kept: list[Event], added: list[Event],
     baseline = report(_known(events, known_at), as_of=day, bases=False)
     scenario = report(_known(kept, known_at) + added, as_of=day,
                       interpretations=changes.interpretations, bases=False)
+    rows, moved = diff(baseline, scenario), obligation_changes(baseline, scenario)
     return {"judged_on": day.isoformat(), "later_changes": sorted({d.isoformat() for d in later}),
-            "diff": diff(baseline, scenario),
-            "obligations": obligation_changes(baseline, scenario)}
+            "diff": rows, "obligations": moved,
+            "impact": impact(baseline, scenario, rows, moved)}
 
 
 def whatif(events: Sequence[Event], changes: Changes, *, as_of: date,
@@ -391,10 +394,11 @@ def whatif(events: Sequence[Event], changes: Changes, *, as_of: date,
     scenario = report(_known(kept, known_at) + added, as_of=as_of,
                       interpretations=changes.interpretations, bases=bases)
     baseline["known_at"] = scenario["known_at"] = head_known
+    rows, moved = diff(baseline, scenario), obligation_changes(baseline, scenario)
     return {"deal": baseline["deal"], "as_of": as_of.isoformat(), "known_at": head_known,
             "changes": changes.describe(),
             "added_ids": {e.id: a.origin for e, a in zip(added, changes.add)},
-            "baseline": baseline, "scenario": scenario, "diff": diff(baseline, scenario),
-            "obligations": obligation_changes(baseline, scenario),
+            "baseline": baseline, "scenario": scenario, "diff": rows, "obligations": moved,
+            "impact": impact(baseline, scenario, rows, moved),
             "forward": forward(events, kept, added, changes, as_of=as_of, through=through,
                                known_at=known_at)}

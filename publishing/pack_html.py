@@ -141,8 +141,18 @@ def _registration(report: Mapping[str, Any], rows: Mapping[str, Sequence[Mapping
         out.append(table([{"holder": h, "accrued": a} for h, a in by_holder.items()],
                          ["holder", "accrued"]))
     out.append("<h2>Deadlines (RRA §2, §3(b), §4)</h2>")
-    out.append(table(rows["deadlines"], ["obligation", "clause", "due", "status", "met_on",
-                                         "late_on", "holder"]))
+    from .pack_obligations import deadline_note, discharged_though_missed
+
+    deadlines = [dict(r) for r in rows["deadlines"]]
+    for i, o in discharged_though_missed(report):
+        deadlines[i]["note"] = deadline_note(o)
+    out.append("<p>Whether each was done by its day (met, missed, open, excused); where "
+               "it stands now is in Obligations below, whose words differ where a duty "
+               "missed was cured, or discharged (the note says why).</p>")
+    out.append(table(deadlines, ["obligation", "clause", "due", "status", "met_on", "late_on",
+                                 "holder", *(["note"] if any("note" in r for r in deadlines)
+                                             else [])],
+                     headers={"note": "the Obligations table"}))
     majority = report.get("majority") or {}
     if majority:
         out.append("<h2>Consents (Majority of Holders, RRA §1, §10(D))</h2>")

@@ -37,9 +37,49 @@ def obligation_rows(report: Mapping[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def discharged_though_missed(report: Mapping[str, Any]
+                             ) -> list[tuple[int, Mapping[str, Any]]]:
+    """Each deadline (by its place in ``deadlines``) that is ``missed`` while the
+    obligation of the same duty (the same due day, its events and maybe more: a waiver's
+    consents) is ``discharged``: the two
+    tables of one pack seemed to contradict each other (issue 31, item 8: keeping the
+    shelf effective, violated and cured during the Effectiveness Period, is missed as a
+    deadline and discharged at the period's end as an obligation; an advice waived by
+    the Holders is missed and discharged by the waiver). Each table then says so."""
+    obligations = [o for o in report.get("obligations", ()) if o.get("state") == "discharged"]
+    out = []
+    for i, d in enumerate(report.get("deadlines") or ()):
+        if d.get("status") != "missed":
+            continue
+        match = next((o for o in obligations if o.get("due") == d.get("due")
+                      and set(o.get("events") or ()) >= set(d.get("events") or ())), None)
+        if match is not None:
+            out.append((i, match))
+    return out
+
+
+def deadline_note(o: Mapping[str, Any]) -> str:
+    """Why the Obligations table shows the deadline's duty ``discharged``."""
+    violated = (f", after a violation from {o['violated_since']}"
+                if o.get("violated_since") else "")
+    return f"Obligations: discharged on {o.get('since')} ({o.get('by')}){violated}"
+
+
+def obligation_note(report: Mapping[str, Any]) -> dict[str, str]:
+    """The obligations' ``by`` cells saying why the Deadlines table counts them missed."""
+    out = {}
+    for _i, o in discharged_though_missed(report):
+        why = (f"violated from {o['violated_since']}" if o.get("violated_since")
+               else f"not done by its day {o.get('due')}")
+        out[o["key"]] = f"{o.get('by')}; Deadlines: missed ({why})"
+    return out
+
+
 def obligations_section(report: Mapping[str, Any]) -> list[str]:
     """The HTML section: every obligation with its state, by due day."""
     rows = obligation_rows(report)
+    notes = obligation_note(report)
+    rows = [{**r, "by": notes.get(r["key"], r["by"])} for r in rows]
     out = ["<h2>Obligations and their states</h2>",
            "<p>upcoming, due, fulfilled, violated, cured, excused or discharged as of the "
            "pack's day (the full rows, with the events behind each, are in "

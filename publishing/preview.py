@@ -57,6 +57,7 @@ def preview(ledger: Any, batch: Sequence[Any], *, as_of: date | None = None,
     [first, last], "deals": [{deal, as_of, events, impact}], "warnings": [text]}``.
     ``LedgerError`` exactly as ``append`` would refuse it."""
     from projections.impact import impact
+    from projections.whatif import diff, obligation_changes
 
     checked = ledger.check(batch, user=user)
     if checked.already:
@@ -74,7 +75,8 @@ def preview(ledger: Any, batch: Sequence[Any], *, as_of: date | None = None,
         after = _report(after_events, day)
         deals.append({"deal": deal, "as_of": day.isoformat(), "events": len(mine),
                       "opened": before is None and after is not None,
-                      "impact": impact(before, after)})
+                      "impact": impact(before, after, diff(before or {}, after or {}),
+                                       obligation_changes(before or {}, after or {}))})
         warnings += _naming(after, new_ids)
     return {"already": [], "count": len(records),
             "seqs": [records[0]["seq"], records[-1]["seq"]], "deals": deals,

@@ -72,8 +72,9 @@ def test_money_first_and_nothing_written(db):
         "    Additional Interest accrued to the day 43,333.34 -> 6,666.67 (RRA §3(a))"]
     assert lines[8:10] == [
         "  Registration Defaults:",
-        "    Registration Default (ii), default date 2004-10-28 (RRA §3(a)(ii)): accrues "
-        "from 2004-10-29, not cured -> accrues from 2004-10-29 to 2004-11-15 (exclusive)"]
+        "    Registration Default (ii) (RRA §3(a)(ii)): default date 2004-10-28, accrues "
+        "from 2004-10-29, not cured -> default date 2004-10-28, accrues from 2004-10-29 to "
+        "2004-11-15 (exclusive)"]
     assert lines.index("  obligations:") > 9
     assert lines[-1].startswith("  and ") and lines[-1].endswith(
         " other figure(s) differ (--verbose lists them by path)")

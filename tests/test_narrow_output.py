@@ -160,7 +160,7 @@ def test_whatif_at_80_columns_keeps_every_date_whole(ledger, tmp_path):
     later.write_text(json.dumps({"type": "SuspensionStarted", "deal": RRA, "date": "2006-03-01",
                                  "data": {"material_transaction": False}}) + "\n")
     out = narrow(80, "whatif", RRA, "--db", db, "--as-of", "2006-02-01", "--add", str(later),
-                 "--through", "2006-05-01")
+                 "--through", "2006-05-01", "--verbose")
     lines = out.splitlines()
     assert "registration.defaults[kind=(iv)(A)][1]" in lines
     assert "    scenario: upcoming, due 2006-07-17, 15673.61" in lines
