@@ -110,23 +110,52 @@ STATE_COLOURS = {"upcoming": "#4c78a8", "due": "#1f4e8c", "fulfilled": "#2e8b57"
                  "discharged": "#8a8f98"}
 
 
-def obligations_lane(report: Mapping[str, Any], lane_class: Any) -> Any:
-    """A timeline lane (``pack_timeline.Lane``, passed in): one mark per due day,
-    kind and state, coloured by state, its tooltip naming how many and which clause
-    (a 1,000-Holder deal's payment obligations share one mark per date)."""
-    lane = lane_class("Obligations")
-    groups: dict[tuple[str, str, str], list[Mapping[str, Any]]] = {}
-    for o in report.get("obligations", ()):
-        if o.get("due"):
-            groups.setdefault((o["due"], o["kind"], o["state"]), []).append(o)
+#: the states by how much a reader must see them: a cluster of obligations is coloured
+#: by its first state here
+SEVERITY = ("violated", "due", "cured", "upcoming", "fulfilled", "excused", "discharged")
+
+
+def due_days(report: Mapping[str, Any]) -> list[Any]:
+    """The obligations' due days (the timeline's axis must reach them)."""
     from datetime import date
 
-    for (due, kind, state), rows in sorted(groups.items()):
-        first = rows[0]
-        tip = (f"{due}: {first['obligation']} ({first['clause']}): {state}" if len(rows) == 1
-               else f"{due}: {len(rows)} obligations {kind} ({first['clause']}): {state}")
-        text = f"{due} {state}" + (f" ×{len(rows)}" if len(rows) > 1 else "")
-        lane.mark(date.fromisoformat(due), STATE_COLOURS.get(state, "#8a8f98"), tip, text)
+    return [date.fromisoformat(o["due"]) for o in report.get("obligations", ()) if o.get("due")]
+
+
+def obligations_lane(report: Mapping[str, Any], lane_class: Any, within: Any = None) -> Any:
+    """A timeline lane (``pack_timeline.Lane``, passed in): one mark per cluster of due
+    days, coloured by its most pressing state, labelled with its days and how many are
+    in each state; its tooltip names each obligation. ``within`` (a ``timedelta``): due
+    days closer than that to a cluster's first day join it (issue 31, item 11: at the
+    chart's scale a dozen obligations of a few weeks overlapped, their labels a
+    staircase far from their marks; the Obligations table below has each one)."""
+    from datetime import date, timedelta
+
+    lane = lane_class("Obligations")
+    within = within or timedelta(0)
+    dated = sorted(((date.fromisoformat(o["due"]), o) for o in report.get("obligations", ())
+                    if o.get("due")), key=lambda pair: pair[0])
+    clusters: list[list[tuple[Any, Mapping[str, Any]]]] = []
+    for due, o in dated:
+        if clusters and due - clusters[-1][0][0] <= within:
+            clusters[-1].append((due, o))
+        else:
+            clusters.append([(due, o)])
+    for cluster in clusters:
+        first, last = cluster[0][0], cluster[-1][0]
+        states: dict[str, int] = {}
+        for _due, o in cluster:
+            states[o["state"]] = states.get(o["state"], 0) + 1
+        worst = min(states, key=lambda s: SEVERITY.index(s) if s in SEVERITY else 99)
+        counts = ", ".join(f"{n} {s}" for s, n in sorted(
+            states.items(), key=lambda kv: SEVERITY.index(kv[0]) if kv[0] in SEVERITY else 99))
+        if len(cluster) == 1:
+            counts = cluster[0][1]["state"]
+        days = first.isoformat() + (f" to {last.isoformat()[5:]}" if last != first else "")
+        tip = "; ".join(f"{due}: {o['obligation']} ({o['clause']}): {o['state']}"
+                        for due, o in cluster)
+        lane.mark(first, STATE_COLOURS.get(worst, "#8a8f98"), tip,
+                  f"{days}: {counts}" if len(cluster) > 1 else f"{days} {counts}")
     return lane
 
 
