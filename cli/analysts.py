@@ -14,6 +14,7 @@ import click
 from .common import console, db_option, guarded, open_ledger, print_json, report_options, today
 from .formats import csv_option, one_format, plain_text, write_csv
 from .main import cli
+from .preview import brief as _brief, shorten  # noqa: F401 (shorten: tests read it here)
 
 PATHS_HELP = """FIGURE is a path into the report JSON (`report --json`): `.` steps into an
 object (keys match as written, dots and spaces included: `amounts.Lehman Brothers Inc.`;
@@ -74,18 +75,6 @@ def _csv_value(value: Any) -> Any:
 def _data_summary(data: dict) -> str:
     text = ", ".join(f"{k}={_text(v)}" for k, v in data.items() if k != "terms")
     return shorten(text, 90)
-
-
-def shorten(text: str, limit: int) -> str:
-    """``text`` cut to about ``limit`` characters between words, never inside one: an
-    event's name was cut to ``Notes due 20...`` and an obligation to ``Registrati...``.
-    A single word longer than the limit is kept whole (a figure or an id is never cut)."""
-    if len(text) <= limit:
-        return text
-    cut = text.rfind(" ", 0, limit - 3)
-    if cut <= 0:
-        return text
-    return text[:cut].rstrip(",;:") + " ..."
 
 
 # ----------------------------------------------------------------------------- explain
@@ -506,14 +495,6 @@ def diff_blocks(title: str, rows: list[tuple], width: int) -> str:
         out.append(wrap(f"baseline: {base}", "    "))
         out.append(wrap(f"scenario: {new}", "    "))
     return "\n".join(out)
-
-
-def _brief(value: Any) -> str:
-    """A figure for a table cell; an entry added or removed whole as ``field=value, ...``."""
-    if isinstance(value, dict):
-        text = ", ".join(f"{k}={_text(v)}" for k, v in value.items())
-        return shorten(text, 120)
-    return _text(value)
 
 
 @cli.command("scenarios")

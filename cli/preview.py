@@ -11,6 +11,8 @@ from typing import Any, Mapping
 
 import click
 
+from .formats import plain_text
+
 NONE = "(none)"
 ARROW = "->\u00a0"   # "-> 6,666.67" stays on one line when wrapped (a no-break space)
 
@@ -59,8 +61,8 @@ def impact_lines(impact: Mapping[str, Any], *, verbose: bool = False) -> list[st
     if other and verbose:
         out.append(f"other figures ({len(other)}):")
         for r in other:
-            base = "(absent)" if r["change"] == "added" else _brief(r["baseline"])
-            new = "(absent)" if r["change"] == "removed" else _brief(r["scenario"])
+            base = "(absent)" if r["change"] == "added" else brief(r["baseline"])
+            new = "(absent)" if r["change"] == "removed" else brief(r["scenario"])
             out.append(f"  {r['figure']}: {base} {ARROW}{new}")
     elif other:
         out.append(f"and {len(other)} other figure(s) differ (--verbose lists them by path)")
@@ -69,10 +71,24 @@ def impact_lines(impact: Mapping[str, Any], *, verbose: bool = False) -> list[st
     return out
 
 
-def _brief(value: Any) -> str:
-    from .analysts import _brief as brief
+def brief(value: Any) -> str:
+    """A figure for a table cell; an entry added or removed whole as ``field=value, ...``."""
+    if isinstance(value, dict):
+        text = ", ".join(f"{k}={plain_text(v, '—')}" for k, v in value.items())
+        return shorten(text, 120)
+    return plain_text(value, "—")
 
-    return brief(value)
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` cut to about ``limit`` characters between words, never inside one: an
+    event's name was cut to ``Notes due 20...`` and an obligation to ``Registrati...``.
+    A single word longer than the limit is kept whole (a figure or an id is never cut)."""
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit - 3)
+    if cut <= 0:
+        return text
+    return text[:cut].rstrip(",;:") + " ..."
 
 
 def echo_wrapped(lines: list[str], width: int, indent: str = "") -> None:

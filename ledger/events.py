@@ -506,7 +506,10 @@ def parse_event(obj: Any, *, line: int | None = None,
                 raise InvalidEvent("is assigned by the store and cannot be supplied",
                                    line=line, field=name)
             if name not in ENVELOPE_FIELDS:
-                raise InvalidEvent("unknown field", line=line, field=name)
+                hint = ("; an event's idempotency key is its `key` (sent again, a keyed "
+                        "event is answered 'already recorded')"
+                        if name in ("idempotency_key", "idempotencyKey") else "")
+                raise InvalidEvent(f"unknown field{hint}", line=line, field=name)
     if not keys >= _REQUIRED_SET:
         for name in REQUIRED_FIELDS:
             if name not in obj:

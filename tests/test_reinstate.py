@@ -16,32 +16,13 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from tests.cli_support import ok, refused_unchanged, run
+# the same four events (SPEC §8 example 1), as seq 1 to 4
+from tests.test_event_references import db, ev, records  # noqa: F401 (db: a fixture)
 
 RRA = "infocrossing-rra-2004"
 LEHMAN = "Lehman Brothers Inc."
 AMOUNT = f"additional_interest.payments[payment_date=2005-01-15].amounts.{LEHMAN}"
-
-
-def ev(type_: str, day: str, **data) -> dict:
-    return {"type": type_, "deal": RRA, "date": day, "data": data}
-
-
-@pytest.fixture
-def db(tmp_path) -> str:
-    """seq 1 DealOpened, 2 NotesIssued, 3 ShelfFiled, 4 ShelfEffective."""
-    path = str(tmp_path / "ledger.db")
-    ok(run("init", RRA, "--template", RRA, "--db", path))
-    lines = [ev("NotesIssued", "2004-06-30", holder=LEHMAN, principal="60000000"),
-             ev("ShelfFiled", "2004-07-13"), ev("ShelfEffective", "2004-11-15")]
-    ok(run("append", "--db", path, input="".join(json.dumps(x) + "\n" for x in lines)))
-    return path
-
-
-def records(db: str) -> list[dict]:
-    return [json.loads(x) for x in ok(run("log", "--json", "--db", db)).splitlines()]
 
 
 def owed(db: str) -> str:

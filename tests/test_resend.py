@@ -141,3 +141,12 @@ def test_two_processes_sending_one_batch_write_it_once(store_url, tmp_path):
                           capture_output=True, text=True, timeout=120)
     keys = [json.loads(x).get("key") for x in done.stdout.splitlines()]
     assert len(keys) == 201 and len(set(keys[1:])) == 200
+
+
+def test_the_key_is_named_for_an_idempotency_key(db):
+    # the issue named the field `idempotency_key`; SPEC §3 calls it `key`: one name
+    line = {**ev("TrusteeNotified", "2004-11-02"), "idempotency_key": "t1"}
+    err = refused_unchanged(db, 3, "append", "--db", db, input=jsonl(line))
+    assert "field 'idempotency_key': unknown field; an event's idempotency key is its `key`" \
+        in err
+
