@@ -22,7 +22,8 @@ COMMAND_MODULES = {
     **dict.fromkeys(("explain", "history", "whatif", "scenarios"), "analysts"),
     **dict.fromkeys(("verify", "export", "views"), "auditing"),
     "types": "catalog", "clause": "clauses", "demo": "demo", "log": "log",
-    **dict.fromkeys(("init", "append", "record", "retract", "correct"), "operators"),
+    **dict.fromkeys(("init", "append", "record"), "operators"),
+    **dict.fromkeys(("retract", "correct", "reinstate"), "corrections"),
     **dict.fromkeys(("interpretations", "report", "status", "interest", "suspensions",
                      "deadlines", "consents", "trueup", "instruments"), "reports"),
 }
