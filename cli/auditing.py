@@ -22,6 +22,11 @@ from .progress import progress
               help="Also fail unless the log still extends what was kept elsewhere: a head "
                    "hash (or its first 8 or more hex digits), SEQ:HASH, or a file of "
                    "`log --json` lines (names the first rewritten seq).")
+@click.option("--rules", is_flag=True,
+              help="Also judge every event again as append judged it (the event format "
+                   "and the deal's rules), in the order written, and name the first that "
+                   "breaks one: an event rewritten with its hashes recomputed keeps a "
+                   "valid chain, not a valid history. About 1.6x the time of the walk.")
 @click.option("--pack", default=None, type=click.Path(file_okay=False),
               help="Verify an auditor pack directory offline instead of the ledger.")
 @click.option("--against-ledger", "against", is_flag=True,
@@ -30,10 +35,15 @@ from .progress import progress
                    "exactly the pack's (a pack missing its last events is named).")
 @db_option
 @guarded
-def verify(expect: str | None, pack: str | None, against: bool, db: str) -> None:
+def verify(expect: str | None, rules: bool, pack: str | None, against: bool, db: str) -> None:
     """Walk the hash chain: exit 0 with the head hash, or 1 naming the first bad seq.
-    With --pack, check an auditor pack offline: exit 1 naming the file at fault; with
-    --against-ledger too, against the ledger it came from."""
+    With --rules, also replay every event through append's checks. With --pack, check an
+    auditor pack offline: exit 1 naming the file at fault; with --against-ledger too,
+    against the ledger it came from.
+
+    Whoever can write the store can rewrite the whole log and every hash after an edit:
+    only a head hash kept elsewhere (--expect), or --rules for a history no append could
+    have written, shows it."""
     if expect is not None:
         from ledger.store.chain import witness
 
@@ -41,6 +51,9 @@ def verify(expect: str | None, pack: str | None, against: bool, db: str) -> None
         if pack:
             raise UsageError("checks the ledger; a pack's head is in its head.txt, to compare "
                              "with `verify --expect` on the ledger", field="--expect")
+    if rules and pack:
+        raise UsageError("judges the ledger's events; a pack is checked against its "
+                         "ledger with --against-ledger", field="--rules")
     if against and not pack:
         raise UsageError("holds a pack against the ledger: give the pack with --pack DIR",
                          field="--against-ledger")
@@ -62,7 +75,7 @@ def verify(expect: str | None, pack: str | None, against: bool, db: str) -> None
 
         with open_ledger(db) as ledger:
             with progress("verifying", total=ledger.max_position(), unit="rows") as advance:
-                verdict = verify_chain(ledger, expect, on_progress=advance)
+                verdict = verify_chain(ledger, expect, on_progress=advance, rules=rules)
             # what reports read beside the store: each deal's cache file
             altered = dealcache.check(dealcache.cache_dir(), ledger)
     click.echo(verdict.line(), err=not verdict.ok)

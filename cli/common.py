@@ -20,16 +20,42 @@ def db_from_group(ctx: click.Context, param: click.Parameter, value: Any) -> Any
     from click.core import ParameterSource
 
     if ctx.get_parameter_source(param.name) == ParameterSource.COMMANDLINE:
+        warn_if_password_shown(ctx, value)
         return value
     given = ctx.find_root().params.get("db")
+    if given is not None:
+        warn_if_password_shown(ctx, given)
     return given if given is not None else value
+
+
+def warn_if_password_shown(ctx: click.Context, url: str | None) -> None:
+    """A password in a ``--db`` URL given on the command line stays in the process's
+    arguments, which any user of the machine can read (``ps``): say so once on standard
+    error (the command goes on). ``$LEDGER_DB`` is not shown by ``ps``, and libpq reads
+    ``$PGPASSWORD``, ``~/.pgpass`` (``$PGPASSFILE``) and a service file (``$PGSERVICE``)."""
+    from urllib.parse import urlparse
+
+    warned = ctx.find_root().meta.setdefault("deal-ledger: warned", set())
+    if not url or not url.startswith(("postgresql://", "postgres://")) or url in warned:
+        return
+    try:
+        password = urlparse(url).password
+    except ValueError:
+        return
+    if password:
+        warned.add(url)
+        click.echo("warning: the password in --db can be read by other users of this "
+                   "machine (ps); give it in $PGPASSWORD, ~/.pgpass or a service file "
+                   "instead", err=True)
 
 
 def db_option(f: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--db", "db", envvar="LEDGER_DB", default=DEFAULT_DB, show_default=True,
                         callback=db_from_group,
                         help="Ledger: a SQLite file path, or postgresql://user@host:port/dbname "
-                             "(also accepted before the command; else $LEDGER_DB).")(f)
+                             "(also accepted before the command; else $LEDGER_DB). Give a "
+                             "PostgreSQL password in $PGPASSWORD, ~/.pgpass or a service "
+                             "file, not in the URL: arguments are visible to `ps`.")(f)
 
 
 def user_option(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -45,23 +71,14 @@ def open_ledger(db: str, *, create: bool = False):
 
 @contextlib.contextmanager
 def ledger_to_append(db: str) -> Iterator[Any]:
-    """The ledger an append writes to, created if need be; a SQLite file this call created
-    is removed again if nothing was appended to it (a refused first batch leaves no empty
-    ledger behind: nothing written means nothing there)."""
-    from ledger.store.connection import is_postgres_url
-
-    new = not is_postgres_url(db) and not os.path.exists(db)
-    try:
-        # opening creates the tables: on a full disk that fails too, and the file it
-        # created must not stay behind as an empty ledger
-        with open_ledger(db, create=True) as ledger:
-            yield ledger
-    except BaseException:
-        if new:
-            for path in (db, db + "-wal", db + "-shm", db + "-journal", db + ".lock"):
-                with contextlib.suppress(OSError):
-                    os.remove(path)
-        raise
+    """The ledger an append writes to, created if need be. A file is never removed, even
+    one this call created and a refused batch left without an event: between the moment
+    it was created and the refusal, another writer may have opened it and written to it
+    (an ``init`` racing a large first batch, six ``init`` of one new path): what it was
+    told was written must stay there. A refused first batch may leave an empty ledger
+    (it holds no event; the next append fills it)."""
+    with open_ledger(db, create=True) as ledger:
+        yield ledger
 
 
 def fail(error: Exception) -> None:
@@ -133,8 +150,10 @@ def today():
 
 
 def load_report(db: str, deal: str, as_of: str | None, known_at: str | None,
-                interpret: tuple[str, ...]) -> dict[str, Any]:
-    """Parse the report options, read the deal and compute its SPEC §7 report."""
+                interpret: tuple[str, ...], *, headings: bool = False) -> dict[str, Any]:
+    """Parse the report options, read the deal and compute its SPEC §7 report; with
+    ``headings``, for the readable views only, the clauses their headings name from the
+    deal's terms (``cli.views.HEADINGS``; never in ``--json``)."""
     from publishing import reading
 
     day = reading.as_of_date(as_of, today())
@@ -145,8 +164,15 @@ def load_report(db: str, deal: str, as_of: str | None, known_at: str | None,
     with _one_deal_in_memory():
         with open_ledger(db) as ledger:
             events = reading.deal_events(ledger, deal, cache_dir=cache_dir())
-        return reading.deal_report(events, as_of=day, known_at=moment,
-                                   interpretations=chosen)
+        result = reading.deal_report(events, as_of=day, known_at=moment,
+                                     interpretations=chosen)
+        if headings:
+            from publishing.terms import deal_headings
+
+            from .views import HEADINGS
+
+            result[HEADINGS] = deal_headings(events)
+        return result
 
 
 # Set by the console entry point (``cli.main.main``): this process runs one command and

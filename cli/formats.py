@@ -55,14 +55,29 @@ def cell(value: Any) -> Any:
 
 def plain_text(value: Any, none: str) -> str:
     """A value of an event's data or a figure as text for a human table: ``none`` for a
-    null, true/false, lists and objects as JSON, anything else as it stands."""
+    null, true/false, lists and objects as JSON, anything else as it stands, its control
+    characters made visible (``visible``)."""
     if value is None:
         return none
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (dict, list)):
         return json.dumps(value, ensure_ascii=False)
-    return str(value)
+    return visible(str(value))
+
+
+def visible(text: str) -> str:
+    """``text`` with every control or invisible formatting character (category Cc, Cf,
+    Zl, Zp: an escape, a newline, a right-to-left override...) written as its escape
+    (``\\x1b``, ``\\n``, ``\\u202e``), so that a stored value cannot clear the screen or
+    forge a line of output. New input refuses them (``ledger.values``); a record
+    written before that, or altered, may still hold one."""
+    if text.isprintable():
+        return text
+    import unicodedata
+
+    return "".join(repr(c)[1:-1] if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp")
+                   else c for c in text)
 
 
 def stdout():

@@ -22,7 +22,8 @@ COMMAND_MODULES = {
     **dict.fromkeys(("explain", "history", "whatif", "scenarios"), "analysts"),
     **dict.fromkeys(("verify", "export", "views"), "auditing"),
     "types": "catalog", "clause": "clauses", "demo": "demo", "log": "log", "terms": "terms",
-    **dict.fromkeys(("init", "append", "record", "retract", "correct"), "operators"),
+    **dict.fromkeys(("init", "append", "record"), "operators"),
+    **dict.fromkeys(("retract", "correct", "reinstate"), "corrections"),
     **dict.fromkeys(("interpretations", "report", "status", "interest", "suspensions",
                      "deadlines", "consents", "trueup", "instruments"), "reports"),
 }
@@ -121,7 +122,8 @@ def first_sentence(text: str) -> str:
 @click.option("--db", "db", default=None, metavar="PATH|URL",
               help="The ledger for the command that follows (as if given to it). Which "
                    "wins: the command's own --db, then this, then $LEDGER_DB, then "
-                   "ledger.db.")
+                   "ledger.db. A PostgreSQL password goes in $PGPASSWORD, ~/.pgpass or a "
+                   "service file, not in the URL (ps shows arguments).")
 def cli(db: str | None) -> None:
     """An event-sourced ledger of deal obligations: Registration Defaults and Additional
     Interest under a resale registration rights agreement (the 2004 one of Infocrossing,

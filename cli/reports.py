@@ -93,7 +93,7 @@ def report(deal: str, as_json: bool, db: str, as_of: str | None, known_at: str |
            interpret: tuple[str, ...]) -> None:
     """The report of DEAL as of a date, as known at a time: every view of its kind, or
     the whole object with --json (each view's command has --csv)."""
-    result = load_report(db, deal, as_of, known_at, interpret)
+    result = load_report(db, deal, as_of, known_at, interpret, headings=not as_json)
     if as_json:
         print_json(result)
         return
@@ -116,7 +116,7 @@ def _view_command(view: View) -> None:
     def command(deal: str, as_json: bool, as_csv: bool, db: str, as_of: str | None,
                 known_at: str | None, interpret: tuple[str, ...]) -> None:
         fmt = one_format(as_json, as_csv)
-        result = load_report(db, deal, as_of, known_at, interpret)
+        result = load_report(db, deal, as_of, known_at, interpret, headings=fmt == "table")
         if result["kind"] != view.kind:
             from ledger.errors import UsageError
 

@@ -1,3 +1,4 @@
+# Over 600 lines: every readable view of a report, one function each, sharing the table helpers at the top.
 """Readable views of a report (rich tables). Formatting only: every figure, date and status
 comes from the SPEC §7 object that ``projections.report.report`` returns; nothing here
 decides a rule. Each view has a command of the same name (``cli/reports.py``) whose
@@ -327,28 +328,12 @@ def show_suspensions(result: dict[str, Any], out: Any) -> None:
     else:
         out.print("No Suspension Period.")
 
-    def n(key: str) -> str:
-        return NONE if s.get(key) is None else str(s[key])
-
-    def with_material(key: str) -> str:
-        material = s.get(f"{key}_material")
-        return n(key) + (f" ({material} with a material transaction)"
-                         if material is not None else "")
-
-    def most(key: str) -> str:
-        end = s.get(f"{key}_window_end")
-        return n(key) + (f" (window ending {end})" if end else "")
-
-    table = _table(f"Suspension allowances on {result['as_of']} "
-                   f"({headings(result)['limit_defaults']})",
-                   [("", "text"), ("90-day window", "text"), ("360-day window", "text")])
-    table.add_row(f"suspended days in the window ending {result['as_of']}",
-                  n("trailing_90"), n("trailing_360"))
-    table.add_row("most in any window so far", most("max_90"), most("max_360"))
-    table.add_row("limit", with_material("limit_90"), n("limit_360"))
-    table.add_row("remaining", with_material("remaining_90"), n("remaining_360"))
-    table.add_row("grows again on", day(s.get("grows_90_on")), day(s.get("grows_360_on")))
-    out.print(table)
+    windows = s["windows"] if "windows" in s else [_window(s, label, n) for label, n in zip(
+        headings(result)["windows"].split(", "), ("90", "360"))]
+    if not windows:
+        out.print("No suspension window in the deal's terms.")
+    else:
+        _allowances(result, windows, out)
     breaches = s.get("breaches") or []
     if not breaches:
         out.print("No suspension beyond its limits.")
@@ -361,6 +346,44 @@ def show_suspensions(result: dict[str, Any], out: Any) -> None:
                       day(b.get("first_day")), day(b.get("last_day")), str(b.get("days", NONE)),
                       str(b.get("limit", NONE)))
     out.print(table)
+
+
+def _allowances(result: dict[str, Any], windows: list[dict[str, Any]], out: Any) -> None:
+    """The suspension allowances table: a column per window."""
+
+    def n(w: dict[str, Any], key: str) -> str:
+        return NONE if w.get(key) is None else str(w[key])
+
+    def with_material(w: dict[str, Any], key: str) -> str:
+        material = w.get(f"{key}_material")
+        return n(w, key) + (f" ({material} with a material transaction)"
+                            if material is not None else "")
+
+    def most(w: dict[str, Any]) -> str:
+        end = w.get("max_end")
+        return n(w, "max") + (f" (window ending {end})" if end else "")
+
+    table = _table(f"Suspension allowances on {result['as_of']} "
+                   f"({headings(result)['limit_defaults']})",
+                   [("", "text"), *((f"{w['window']} window", "text") for w in windows)])
+    table.add_row(f"suspended days in the window ending {result['as_of']}",
+                  *(n(w, "trailing") for w in windows))
+    table.add_row("most in any window so far", *(most(w) for w in windows))
+    table.add_row("limit", *(with_material(w, "limit") for w in windows))
+    table.add_row("remaining", *(with_material(w, "remaining") for w in windows))
+    table.add_row("grows again on", *(day(w.get("grows_on")) for w in windows))
+    out.print(table)
+
+
+def _window(s: dict[str, Any], label: str, n: str) -> dict[str, Any]:
+    """One window's figures as ``suspensions.windows`` gives them, from the keys of a deal
+    with two windows of so many days (``_90``: the first, ``_360``: the last)."""
+    return {"window": label, "trailing": s.get(f"trailing_{n}"), "max": s.get(f"max_{n}"),
+            "max_end": s.get(f"max_{n}_window_end"), "limit": s.get(f"limit_{n}"),
+            "limit_material": s.get(f"limit_{n}_material"),
+            "remaining": s.get(f"remaining_{n}"),
+            "remaining_material": s.get(f"remaining_{n}_material"),
+            "grows_on": s.get(f"grows_{n}_on")}
 
 
 DEADLINE_ORDER = {"open": 0, "missed": 1}
@@ -376,8 +399,9 @@ def interruptions(result: dict[str, Any]) -> tuple[str, ...]:
     return ()
 
 
-def _is_keep_effective(o: dict[str, Any]) -> bool:
-    return str(o.get("clause", "")).startswith("RRA §2(a)(iii)")
+def _is_keep_effective(o: dict[str, Any], result: dict[str, Any]) -> bool:
+    period = headings(result)["period"]
+    return bool(period) and str(o.get("clause", "")).startswith(period)
 
 
 def show_deadlines(result: dict[str, Any], out: Any) -> None:
@@ -396,7 +420,7 @@ def show_deadlines(result: dict[str, Any], out: Any) -> None:
         done = (o["met_on"] if o.get("met_on") else
                 f"{o['late_on']} (late)" if o.get("late_on") else NONE)
         what = o["obligation"]
-        if broken and _is_keep_effective(o):
+        if broken and _is_keep_effective(o, result):
             # "missed" here means not kept *continuously* (RRA §2(a)(iii)): say how, in the
             # words of the obligations view (which shows it violated, cured, discharged)
             what += f"; interrupted by {'; '.join(broken)}"

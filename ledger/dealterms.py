@@ -77,3 +77,16 @@ _LETTER = {
 def letter_terms(terms: Mapping[str, Any]) -> LetterTerms:
     """The stored terms of an anti-dilution deferral deal (the Letter; SPEC §5.1)."""
     return _read(LetterTerms, terms, _LETTER)
+
+
+def deal_registration_terms(events: Any) -> RegistrationTerms | None:
+    """The terms a registration rights deal was opened under (its last ``DealOpened``
+    of the events given, in their order), ``None`` for a deal of another kind or none
+    opened: what the clauses named in headings and summaries come from (issue 33)."""
+    latest = None
+    for e in events:
+        if e.type == "DealOpened":
+            latest = e
+    if latest is None or latest.data.get("kind") != "registration_rights":
+        return None
+    return registration_terms(latest.data["terms"])

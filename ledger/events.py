@@ -1,3 +1,4 @@
+# Over 600 lines: the whole event catalog, one model per event type, read as one (SPEC §3).
 """The event catalog (SPEC §3): one pydantic model for the ``data`` of every event type.
 
 An event is one JSON object ``{"type", "deal", "date", "data", "source"?, "key"?}``.
@@ -38,6 +39,7 @@ from .values import (
     Name,
     Text,
     _name,
+    _text,
     parse_day,
 )
 
@@ -99,6 +101,14 @@ class EventRetracted(Data):
     """A correction: from its recorded_at on, the target no longer counts."""
 
     event_id: Text
+    reason: Text
+
+
+class EventReinstated(Data):
+    """Undo of a retraction made in error (issue 31): from its recorded_at on, the
+    ``EventRetracted`` it names no longer counts, and the event it retracted counts again."""
+
+    retraction_id: Text
     reason: Text
 
 
@@ -351,7 +361,8 @@ class TrueUpSharesIssued(Data):
 
 COMMON_TYPES: dict[str, type[Data]] = {
     m.__name__: m
-    for m in (DealOpened, CalendarDayDeclared, NoticeSent, NoticeAcknowledged, EventRetracted)
+    for m in (DealOpened, CalendarDayDeclared, NoticeSent, NoticeAcknowledged, EventRetracted,
+              EventReinstated)
 }
 REGISTRATION_TYPES: dict[str, type[Data]] = {
     m.__name__: m
@@ -566,7 +577,10 @@ def parse_event(obj: Any, *, line: int | None = None,
                 raise InvalidEvent("is assigned by the store and cannot be supplied",
                                    line=line, field=name)
             if name not in ENVELOPE_FIELDS:
-                raise InvalidEvent("unknown field", line=line, field=name)
+                hint = ("; an event's idempotency key is its `key` (sent again, a keyed "
+                        "event is answered 'already recorded')"
+                        if name in ("idempotency_key", "idempotencyKey") else "")
+                raise InvalidEvent(f"unknown field{hint}", line=line, field=name)
     if not keys >= _REQUIRED_SET:
         for name in REQUIRED_FIELDS:
             if name not in obj:
@@ -591,8 +605,11 @@ def parse_event(obj: Any, *, line: int | None = None,
         value = obj.get(name)
         if value is not None and (not isinstance(value, str) or not value.strip()):
             raise InvalidEvent("must be non-empty text", line=line, field=name)
-        if isinstance(value, str) and len(value) > 500:
-            raise InvalidEvent("is longer than 500 characters", line=line, field=name)
+        if isinstance(value, str):
+            try:
+                _text(value)   # at most 500 characters of visible text on one line
+            except ValueError as err:
+                raise InvalidEvent(str(err), line=line, field=name) from None
     data = validate_data(event_type, obj["data"], line=line)
     return NewEvent(type=event_type, deal=deal, date=day, data=data,
                     source=obj.get("source"), key=obj.get("key"), line=line)

@@ -69,6 +69,50 @@ def loads(text: str) -> Any:
         raise ValueError("nested too deeply") from None
 
 
+def read_input(source: str, option: str | None = None) -> bytes:
+    """The bytes of a JSON Lines batch in the file ``source`` (``-``: standard input),
+    read a line at a time, at most ``MAX_LINE`` bytes and its newline: a longer line is
+    refused as soon as it is seen, naming it, with no more of it read. A file without a
+    newline (600 MB of one line, ``/dev/zero``) is never held whole: what is held is the
+    batch's lines, each within the limit. ``UsageError`` (naming ``option``) if the file
+    cannot be read."""
+    import sys
+
+    from .errors import UsageError
+
+    try:
+        fh = sys.stdin.buffer if source == "-" else open(source, "rb")
+    except OSError as err:
+        raise UsageError(f"cannot read {source}: {err.strerror}", field=option) from None
+    lines: list[bytes] = []
+    try:
+        while line := fh.readline(MAX_LINE + 1):
+            if len(line) > MAX_LINE and not line.endswith(b"\n"):
+                raise InvalidEvent(f"the line is longer than {MAX_LINE} bytes", line=len(lines) + 1)
+            lines.append(line)
+    except OSError as err:
+        raise UsageError(f"cannot read {source}: {err.strerror}", field=option) from None
+    finally:
+        if fh is not sys.stdin.buffer:
+            fh.close()
+    return b"".join(lines)
+
+
+def read_bounded(path: str, limit: int, option: str) -> bytes:
+    """A whole small file (a terms file), at most ``limit`` bytes: a larger one (or
+    ``/dev/zero``) is refused having read ``limit + 1`` bytes of it."""
+    from .errors import UsageError
+
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError as err:
+        raise UsageError(f"cannot read {path}: {err.strerror}", field=option) from None
+    if len(data) > limit:
+        raise InvalidEvent(f"{path} is larger than {limit} bytes", field=option)
+    return data
+
+
 def read_batch(raw: bytes, on_progress: Callable[[int], None] | None = None
                ) -> list[NewEvent]:
     """Parse and validate a whole batch; ``InvalidEvent`` at the first bad line.

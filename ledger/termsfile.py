@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import InvalidEvent, UsageError
-from .jsonl import loads
+from .errors import InvalidEvent
+from .jsonl import MAX_LINE, loads, read_bounded
 
 KEYS = ("kind", "name", "date", "terms")
 #: what a drafted file may hold besides: the terms still to fill in
@@ -52,11 +52,8 @@ def read_terms_file(path: str, field: str = "--terms", *,
     """The file's ``{kind, name, date, terms}``; ``UsageError`` if it cannot be read,
     ``InvalidEvent`` naming the line if it is not JSON, or a key missing or unknown, or
     (unless ``unfilled``) terms a draft left to fill in (``missing``)."""
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read().decode("utf-8-sig")
-    except OSError as err:
-        raise UsageError(f"cannot read {path}: {err.strerror}", field=field) from None
+    try:   # a terms file is one object, within the line limit (issue 29)
+        raw = read_bounded(path, MAX_LINE, field).decode("utf-8-sig")
     except UnicodeDecodeError as err:
         raise InvalidEvent(f"not UTF-8 text: {err}", field=field) from None
     try:

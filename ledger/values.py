@@ -143,12 +143,19 @@ def _shares(minimum: int):
 
 
 def _text(value: Any) -> str:
+    """One line of visible text (a reason, a subject, a source): a control character (an
+    escape that clears a screen, a newline that forges a line of ``log``) is refused, as
+    in names."""
     if not isinstance(value, str):
         raise ValueError(f"must be text, not {type(value).__name__}")
     if not value.strip():
         raise ValueError("must not be empty")
     if len(value) > 500:
         raise ValueError("is longer than 500 characters")
+    found = _control_characters(value)
+    if found is not None:
+        raise ValueError(f"holds the control character {found}; give one line of visible "
+                         "text")
     return value
 
 
@@ -176,12 +183,7 @@ def _name(value: Any) -> str:
     Only new input is normalised: stored records are read, and hashed, as stored."""
     import unicodedata
 
-    text = _text(value)
-    found = _control_characters(text)
-    if found is not None:
-        raise ValueError(f"holds the control character {found}; a name is one line of "
-                         "visible text")
-    return unicodedata.normalize("NFC", text).strip()
+    return unicodedata.normalize("NFC", _text(value)).strip()
 
 
 def _flag(value: Any) -> bool:

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from datetime import date
 from typing import Any, Callable, Mapping
 
@@ -58,28 +57,11 @@ def _load(path: str, version: int = VERSION) -> dict[str, Any] | None:
         return None
 
 
-def _save(path: str, doc: dict[str, Any]) -> None:
-    from ledger.errors import UsageError
+def _save(path: str, doc: dict[str, Any], ledger_url: str) -> None:
+    from .outputs import replace_whole
 
-    folder = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".agenda-cache-", suffix=".json")
-    except OSError as err:
-        raise UsageError(f"cannot write the cache in {folder}: {err.strerror}",
-                         field="--cache") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps(doc, separators=(",", ":")))   # the C encoder: 10x dump
-        os.replace(tmp, path)
-    except OSError as err:   # the path is a directory, or not writable
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise UsageError(f"cannot write the cache {path}: {err.strerror}",
-                         field="--cache") from None
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+    replace_whole(path, json.dumps(doc, separators=(",", ":")).encode("utf-8"),  # C encoder
+                  ledger_url=ledger_url, field="--cache", prefix=".agenda-cache-")
 
 
 def _still_there(ledger: Any, at: Mapping[str, Any]) -> tuple[bool, set[str], dict | None]:
@@ -109,13 +91,14 @@ def _doc(key: Mapping[str, Any], as_of: date, last: Any, per_deal: Mapping[str, 
 
 
 def _save_records(path: str, last: Any, per_deal: Mapping[str, tuple],
-                  records: Mapping[str, list | str]) -> None:
+                  records: Mapping[str, list | str], ledger_url: str) -> None:
     """The records of the deals whose lines move with the day, beside the cache: each
     deal's as one JSON text (``records``: the records, or their text as kept)."""
     def text(found: list | str) -> str:
         return found if isinstance(found, str) else json.dumps(found, separators=(",", ":"))
     _save(path + ".records", {"version": RECORDS_VERSION, "at": last, "texts": {
-        k: text(records[k]) for k, v in per_deal.items() if v[2] is None and k in records}})
+        k: text(records[k]) for k, v in per_deal.items() if v[2] is None and k in records}},
+        ledger_url)
 
 
 def _kept_records(ledger: Any, path: str) -> dict[str, str]:
@@ -151,6 +134,10 @@ def cached_lines(ledger: Any, path: str, options: Mapping[str, Any], compute_ent
 
     if not path.strip() or os.path.isdir(path):
         raise UsageError(f"give the cache file's path, not {path!r}", field="--cache")
+    from .outputs import refuse_ledger
+
+    for written in (path, path + ".records"):   # before anything is read or computed
+        refuse_ledger(written, ledger.url, "--cache")
     as_of = options["as_of"]
     key = _key(options)
     doc = _load(path)
@@ -187,9 +174,9 @@ def cached_lines(ledger: Any, path: str, options: Mapping[str, Any], compute_ent
                 per_deal.update(compute_entries({deal: records[deal] for deal in stale},
                                                 options, given="texts"))
             if stale or not same_day:
-                _save(path, _doc(key, as_of, last, per_deal))
+                _save(path, _doc(key, as_of, last, per_deal), ledger.url)
             if daily and read:   # else the kept records and their position still hold
-                _save_records(path, last, per_deal, records)
+                _save_records(path, last, per_deal, records, ledger.url)
             return per_deal
     records = {}
     last = None
@@ -197,6 +184,6 @@ def cached_lines(ledger: Any, path: str, options: Mapping[str, Any], compute_ent
         records.setdefault(record.get("deal"), []).append(record)
         last = {"id": nid, "seq": record.get("seq"), "hash": record.get("hash")}
     per_deal = compute_entries(records, options, records=True)
-    _save(path, _doc(key, as_of, last, per_deal))
-    _save_records(path, last, per_deal, records)
+    _save(path, _doc(key, as_of, last, per_deal), ledger.url)
+    _save_records(path, last, per_deal, records, ledger.url)
     return per_deal

@@ -207,7 +207,10 @@ def build_pack(records: Sequence[Mapping[str, Any]], head: Mapping[str, Any], *,
             "known_at": format_timestamp(known_at) if known_at else None,
             "interpretations": in_force, "head": dict(head), "version": version,
             "files": sorted(files), "retracted": sorted(retracted_ids(events))}
-    files["index.html"] = pack_html.render(report, records, rows, info).encode("utf-8")
+    from .terms import deal_headings
+
+    files["index.html"] = pack_html.render(report, records, rows, info,
+                                           deal_headings(events)).encode("utf-8")
     manifest = {
         "format": FORMAT,
         "deal": report["deal"],
@@ -283,11 +286,15 @@ def export(ledger: Any, deal: str, out: str, *, as_of: date,
         raise UsageError(f"cannot write in {parent}: {err.strerror}", field="--out") from None
     try:
         for name, data in files.items():
-            with open(os.path.join(tmp, name), "wb") as f:
+            # new files in the new private folder (mkdtemp: 0700), never through a link,
+            # private like everything deal-ledger writes (the pack holds every event of
+            # the deal with who recorded it): copy or chmod it to share it
+            fd = os.open(os.path.join(tmp, name),
+                         os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o600)
+            with os.fdopen(fd, "wb") as f:
                 f.write(data)
                 f.flush()
                 os.fsync(f.fileno())
-        os.chmod(tmp, 0o755)
         if os.path.isdir(target):
             os.rmdir(target)  # empty, checked above
         os.rename(tmp, target)

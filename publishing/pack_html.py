@@ -19,7 +19,7 @@ from html import escape
 from typing import Any, Mapping, Sequence
 
 from . import pack_timeline
-from .pack_cells import keep_dates_whole, kv, readable, short, table
+from .pack_cells import keep_dates_whole, kv, money_in_text, readable, short, table
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px;
@@ -53,8 +53,14 @@ svg{border-color:#888}.status-met,.status-paid{color:#000}
 """
 
 def render(report: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
-           rows: Mapping[str, Sequence[Mapping[str, Any]]], info: Mapping[str, Any]) -> str:
-    """The page: header, timeline, the deal's tables, the events, how to verify."""
+           rows: Mapping[str, Sequence[Mapping[str, Any]]], info: Mapping[str, Any],
+           headings: Mapping[str, str] | None = None) -> str:
+    """The page: header, timeline, the deal's tables, the events, how to verify;
+    ``headings``: the clauses its headings name (``publishing.terms.headings``: the
+    deal's own; the Infocrossing RRA's if not given)."""
+    from .terms import INFOCROSSING_HEADINGS
+
+    h = headings or INFOCROSSING_HEADINGS
     kind = report["kind"]
     parts = [
         "<!DOCTYPE html>",
@@ -64,73 +70,83 @@ def render(report: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
         "</title>",
         f"<style>{CSS}</style></head><body>",
         f"<h1>{escape(report['deal'])}</h1>",
-        f'<p class="sub">{escape(_deal_name(records))} &middot; {escape(kind)} &middot; '
-        f"as of <b>{escape(info['as_of'])}</b>"
-        + (f" &middot; as known at <b>{escape(info['known_at'])}</b>" if info["known_at"]
-           else " &middot; everything recorded")
+        f'<p class="sub">{escape(_deal_name(records))} &middot; {escape(KINDS.get(kind, kind))}'
+        f" &middot; as of <b>{escape(info['as_of'])}</b>"
+        + (f" &middot; as known at <b>{escape(moment(info['known_at']))}</b>"
+           if info["known_at"] else " &middot; everything recorded")
         + f" &middot; deal-ledger {escape(str(info['version']))}</p>",
     ]
+    parts.extend(_not_known(records, info["known_at"]))
     if any("ILLUSTRATIVE" in str(r.get("source", "")) for r in records):
         parts.append('<p class="warn">Some events are marked ILLUSTRATIVE in their source: '
                      "they are not the real deal's history.</p>")
     parts.append("<h2>Timeline</h2>")
-    parts.append(pack_timeline.svg(report, records, date.fromisoformat(info["as_of"])))
+    parts.append(pack_timeline.svg(report, records, date.fromisoformat(info["as_of"]), h))
     if kind == "registration_rights":
-        parts.extend(_registration(report, rows))
+        parts.extend(_registration(report, rows, h))
     else:
         parts.extend(_true_up(report, rows))
     from .pack_obligations import obligations_section
 
     parts.extend(obligations_section(report))
-    parts.extend(_interpretations(info["interpretations"]))
+    parts.extend(_interpretations(info["interpretations"], kind))
     parts.extend(_events(records, set(info.get("retracted", ()))))
     parts.extend(_verification(info, records))
     parts.append("</body></html>\n")
     return "\n".join(parts)
 
 
-def _registration(report: Mapping[str, Any], rows: Mapping[str, Sequence[Mapping[str, Any]]]
-                  ) -> list[str]:
+def _registration(report: Mapping[str, Any], rows: Mapping[str, Sequence[Mapping[str, Any]]],
+                  h: Mapping[str, str]) -> list[str]:
     reg = report.get("registration") or {}
     ai = report.get("additional_interest") or {}
     s = report.get("suspensions") or {}
     out = ["<h2>Registration</h2>", kv([
-        ("Filing Deadline (RRA §2(a)(i))", reg.get("filing_deadline"), ""),
+        (f"Filing Deadline ({h['filing']})", reg.get("filing_deadline"), ""),
         ("filed on", reg.get("filed_on"), ""),
-        ("Effectiveness Target Date (RRA §2(a)(ii))", reg.get("effectiveness_deadline"), ""),
+        (f"Effectiveness Target Date ({h['effectiveness']})", reg.get("effectiveness_deadline"), ""),
         ("declared effective on", reg.get("effective_on"), ""),
-        ("end of the Effectiveness Period (RRA §2(a)(iii))",
+        (f"end of the Effectiveness Period ({h['period']})",
          reg.get("effectiveness_period_end"), ""),
         ("in default on the as-of date", reg.get("in_default"), ""),
         ("Additional Interest accrued to the as-of date", ai.get("accrued_to_as_of"),
          "amount"),
         ("Additional Interest paid to the as-of date", ai.get("paid_to_as_of"), "amount"),
         ("day count", ai.get("day_count"), "")])]
-    out.append("<h2>Registration Defaults (RRA §3(a))</h2>")
+    out.append(f"<h2>Registration Defaults ({escape(h['damages'])})</h2>")
     out.append(table(rows["defaults"], ["clause", "default_date", "accrual_from",
                                         "accrual_until", "cured_on", "stopped_by", "episode",
                                         "events"]))
-    out.append("<h2>Suspension Periods (RRA §4(b)(i), §3(a)(iv))</h2>")
+    out.append(f"<h2>Suspension Periods ({escape(h['limits'])})</h2>")
     out.append(table(rows["suspension_periods"], ["start", "end", "days",
                                                   "material_transaction", "extended",
                                                   "last_permitted_day", "events"]))
     out.append(f"<h3>Suspension allowances on {escape(str(report.get('as_of')))}</h3>")
-    windows = [("suspended days in the window ending on the as-of date", "trailing", ""),
+    figures = [("suspended days in the window ending on the as-of date", "trailing", ""),
                ("most suspended days in any window so far", "max", ""),
                ("limit", "limit", ""), ("remaining", "remaining", ""),
                ("grows again on", "grows", "_on")]
-    allowance = [{"what": what, "90": s.get(f"{key}_90{end}"), "360": s.get(f"{key}_360{end}")}
-                 for what, key, end in windows
-                 if f"{key}_90{end}" in s or f"{key}_360{end}" in s]
-    out.append(table(allowance, ["what", "90", "360"],
-                     headers={"what": "", "90": "90-day window", "360": "360-day window"}))
+    if "windows" in s:   # a deal with other windows than two of so many days
+        columns = [str(i) for i in range(len(s["windows"]))]
+        allowance = [{"what": what, **{c: w.get("grows_on" if key == "grows" else key)
+                                       for c, w in zip(columns, s["windows"])}}
+                     for what, key, _end in figures]
+        names = {c: f"{w['window']} window" for c, w in zip(columns, s["windows"])}
+    else:
+        columns = ["90", "360"]
+        allowance = [{"what": what, "90": s.get(f"{key}_90{end}"),
+                      "360": s.get(f"{key}_360{end}")}
+                     for what, key, end in figures
+                     if f"{key}_90{end}" in s or f"{key}_360{end}" in s]
+        names = {c: f"{label} window" for c, label in zip(columns, h["windows"].split(", "))}
+    out.append(table(allowance, ["what", *columns], headers={"what": "", **names}))
     if s.get("breaches"):
         out.append("<h3>Suspension days beyond the limits</h3>")
         out.append(table(s["breaches"], ["kind", "clause", "period_start", "first_day",
                                          "last_day", "days", "limit", "window"],
                          headers={"period_start": "period start"}))
-    out.append("<h2>Additional Interest by Holder and Interest Payment Date (RRA §3(a), "
-               "§3(b))</h2>")
+    out.append(f"<h2>Additional Interest by Holder and Interest Payment Date "
+               f"({escape(h['interest'])})</h2>")
     out.append(table(rows["payments"], ["payment_date", "paid_on", "record_date",
                                         "period_start", "period_end", "holder", "amount",
                                         "paid", "status", "late"]))
@@ -140,12 +156,22 @@ def _registration(report: Mapping[str, Any], rows: Mapping[str, Sequence[Mapping
                    f"{escape(str(ai.get('accrued_through', report.get('as_of'))))}</h3>")
         out.append(table([{"holder": h, "accrued": a} for h, a in by_holder.items()],
                          ["holder", "accrued"]))
-    out.append("<h2>Deadlines (RRA §2, §3(b), §4)</h2>")
-    out.append(table(rows["deadlines"], ["obligation", "clause", "due", "status", "met_on",
-                                         "late_on", "holder"]))
+    out.append(f"<h2>Deadlines ({escape(h['duties'])})</h2>")
+    from .pack_obligations import deadline_note, discharged_though_missed
+
+    deadlines = [dict(r) for r in rows["deadlines"]]
+    for i, o in discharged_though_missed(report):
+        deadlines[i]["note"] = deadline_note(o)
+    out.append("<p>Whether each was done by its day (met, missed, open, excused); where "
+               "it stands now is in Obligations below, whose words differ where a duty "
+               "missed was cured, or discharged (the note says why).</p>")
+    out.append(table(deadlines, ["obligation", "clause", "due", "status", "met_on", "late_on",
+                                 "holder", *(["note"] if any("note" in r for r in deadlines)
+                                             else [])],
+                     headers={"note": "the Obligations table"}))
     majority = report.get("majority") or {}
     if majority:
-        out.append("<h2>Consents (Majority of Holders, RRA §1, §10(D))</h2>")
+        out.append(f"<h2>Consents (Majority of Holders, {escape(h['consents'])})</h2>")
         out.append(table([{"matter": m, **v} for m, v in majority.items()],
                          ["matter", "consenting", "total", "share", "majority", "holders"],
                          headers={"majority": "majority (more than 50%)",
@@ -184,16 +210,60 @@ def _true_up(report: Mapping[str, Any], rows: Mapping[str, Sequence[Mapping[str,
 def _problems(problems: Any) -> list[str]:
     if not problems:
         return []
-    items = "".join(f"<li>{escape(str(p))}</li>" for p in problems)
+    items = "".join(f"<li>{keep_dates_whole(escape(money_in_text(str(p))))}</li>"
+                    for p in problems)
     return ["<h2>Problems found in the events</h2>", f"<ul>{items}</ul>"]
 
 
-def _interpretations(in_force: Mapping[str, str]) -> list[str]:
+#: a deal's kind in words (the subtitle showed ``registration_rights``)
+KINDS = {"registration_rights": "Registration Rights Agreement",
+         "antidilution_deferral": "anti-dilution deferral letter agreement"}
+
+
+def moment(stamp: str) -> str:
+    """``2005-07-01T00:00:00Z`` → ``2005-07-01 00:00:00 UTC`` (to the microsecond when
+    it has one: a time cut short would be before the moment)."""
+    text = stamp.replace("T", " ")
+    if text.endswith("Z"):
+        text = text[:-1]
+        if text.endswith(".000000"):
+            text = text[:-7]
+        text += " UTC"
+    return text
+
+
+def _not_known(records: Sequence[Mapping[str, Any]], known_at: str | None) -> list[str]:
+    """A pack made ``--known-at``: the recorded events its figures leave out (recorded
+    later), each named, so that a reader of ``events.jsonl`` knows why they do not count."""
+    if not known_at:
+        return []
+    from ledger.dates import parse_timestamp
+
+    at = parse_timestamp(known_at)
+    later = [r for r in records if parse_timestamp(r["recorded_at"]) > at]
+    if not later:
+        return [f'<p class="warn">The figures are as known at {escape(moment(known_at))}: '
+                "every event of the deal in this pack was recorded by then.</p>"]
+    items = "".join(f"<li>seq {r['seq']} {escape(r['type'])} of "
+                    f'<span class="nw">{escape(r["date"])}</span>, recorded '
+                    f"{escape(moment(r['recorded_at']))} (<code>{escape(r['id'][:8])}</code>)"
+                    "</li>" for r in later)
+    return [f'<p class="warn">The figures are as known at {escape(moment(known_at))}: '
+            f"they leave out the {len(later)} event(s) of the deal recorded later, which "
+            "are in the events below and in <code>events.jsonl</code>:</p>",
+            f"<ul>{items}</ul>"]
+
+
+def _interpretations(in_force: Mapping[str, str], kind: str) -> list[str]:
+    """The readings of the deal's own agreement (an RRA pack listed the Letter's too):
+    those whose clause is the agreement's (``RRA ...``, or the Letter's)."""
     from projections.interpretations import REGISTRY
 
     rows = []
     for name, value in in_force.items():
         i = REGISTRY.get(name)
+        if i is not None and i.clause.startswith("RRA") != (kind == "registration_rights"):
+            continue
         rows.append({"name": name, "value": value,
                      "default": "yes" if i and value == i.default else "no (switched)",
                      "clause": i.clause if i else "",
@@ -227,7 +297,8 @@ def _events(records: Sequence[Mapping[str, Any]], retracted: set[str]) -> list[s
                     f"<td class=\"d\">{escape(r['recorded_at'][:19].replace('T', ' '))}</td>"
                     f"<td>{escape(str(r['recorded_by']))}</td>"
                     f"<td class=\"h nw\">{escape(r['hash'][:16])}&hellip;</td></tr>")
-    return [f"<h2>Events ({len(records)}; retracted ones struck through, never removed)</h2>",
+    return [f"<h2>Events ({len(records)}; retracted ones struck through, never removed; a "
+            "retraction withdrawn by an EventReinstated is struck through too)</h2>",
             f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"]
 
 

@@ -15,6 +15,8 @@ from datetime import date, timedelta
 from html import escape
 from typing import Any, Iterable, Mapping, Sequence
 
+from .pack_cells import money
+
 COLOURS = {"default": "#d1495b", "suspension": "#edae49", "period": "#cfe3f6",
            "filed": "#00798c", "effective": "#30638e", "deadline": "#1d2330",
            "payment": "#6a4c93", "vesting": "#2a9d8f", "exercise": "#e76f51",
@@ -25,6 +27,7 @@ WIDTH, LEFT, RIGHT_PAD = 1100, 178, 16
 BAND, ROW, FONT = 22, 13, 10.5
 MIN_BAR = 6          # px: a two-day default stays visible on a twenty-year axis
 CHAR = 5.9           # px per character at FONT (a generous estimate for sans-serif)
+CLUSTER = 14         # px: obligations due closer than this are one mark
 
 
 @dataclass
@@ -65,15 +68,17 @@ def _md(day: Any) -> str:
     return str(day)[5:10] if day else "?"
 
 
-def registration_lanes(report: Mapping[str, Any], as_of: date) -> list[Lane]:
+def registration_lanes(report: Mapping[str, Any], as_of: date,
+                       h: Mapping[str, str]) -> list[Lane]:
+    """The lanes of a registration rights deal; ``h``: the clauses named (its headings)."""
     reg = report.get("registration") or {}
     deadlines = Lane("Deadlines")
     deadlines.mark(_d(reg.get("filing_deadline")), COLOURS["deadline"],
-                   f"filing deadline {reg.get('filing_deadline')} (RRA §2(a)(i))",
+                   f"filing deadline {reg.get('filing_deadline')} ({h['filing']})",
                    f"filing deadline {reg.get('filing_deadline')}", "diamond")
     deadlines.mark(_d(reg.get("effectiveness_deadline")), COLOURS["deadline"],
                    f"effectiveness deadline {reg.get('effectiveness_deadline')} "
-                   "(RRA §2(a)(ii))",
+                   f"({h['effectiveness']})",
                    f"effectiveness deadline {reg.get('effectiveness_deadline')}", "diamond")
     shelf = Lane("Shelf")
     shelf.bar(_d(reg.get("effective_on")), _d(reg.get("effectiveness_period_end")) or as_of,
@@ -89,7 +94,7 @@ def registration_lanes(report: Mapping[str, Any], as_of: date) -> list[Lane]:
     for d in reg.get("defaults", []):
         start = _d(d.get("accrual_from"))
         end = _d(d.get("accrual_until")) or _d(d.get("cured_on")) or as_of + timedelta(1)
-        clause = str(d.get("clause") or "").replace("RRA §3(a)", "") or "?"
+        clause = str(d.get("clause") or "").replace(h["damages"], "") or "?"
         defaults.bar(start, end, COLOURS["default"],
                      f"{d.get('clause')}: default date {d.get('default_date')}, accrues "
                      f"{d.get('accrual_from')} to {d.get('accrual_until') or 'as of'} "
@@ -108,7 +113,8 @@ def registration_lanes(report: Mapping[str, Any], as_of: date) -> list[Lane]:
     for p in (report.get("additional_interest") or {}).get("payments", []):
         payments.mark(_d(p.get("paid_on")) or _d(p.get("payment_date")), COLOURS["payment"],
                       f"{p.get('payment_date')} (paid on {p.get('paid_on')}): total "
-                      f"{p.get('total')}, paid {p.get('paid_total', '')}, {p.get('status')}",
+                      f"{money(p.get('total'))}, paid {money(p.get('paid_total', '0'))}, "
+                      f"{p.get('status')}",
                       f"{p.get('payment_date')} {p.get('status')}")
     return [deadlines, shelf, defaults, suspensions, payments]
 
@@ -173,22 +179,27 @@ class _Labels:
 
 
 def svg(report: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
-        as_of: date) -> str:
-    """The timeline of one deal as of ``as_of``, from its opening to the as-of date."""
+        as_of: date, headings: Mapping[str, str] | None = None) -> str:
+    """The timeline of one deal as of ``as_of``, from its opening to the as-of date;
+    ``headings``: the clauses named (the Infocrossing RRA's if not given)."""
     opened = max(((r["seq"], _d(r["date"])) for r in records if r["type"] == "DealOpened"),
                  default=(0, None))[1] or min(_d(r["date"]) for r in records)
     if report["kind"] == "registration_rights":
-        lanes = registration_lanes(report, as_of)
+        from .terms import INFOCROSSING_HEADINGS
+
+        lanes = registration_lanes(report, as_of, headings or INFOCROSSING_HEADINGS)
     else:
         lanes = true_up_lanes(report, records)
-    from .pack_obligations import obligations_lane
+    from .pack_obligations import due_days, obligations_lane
 
-    lanes.append(obligations_lane(report, Lane))
-    days = [d for lane in lanes for d in lane.days()] + [opened, as_of]
+    days = [d for lane in lanes for d in lane.days()] + due_days(report) + [opened, as_of]
     lo, hi = min(days), max(days)
     hi = max(hi, lo + timedelta(days=30))
     span = (hi - lo).days
     right = WIDTH - RIGHT_PAD
+    # obligations due within CLUSTER px of each other are one mark (a dot is 10 px wide)
+    lanes.append(obligations_lane(report, Lane,
+                                  timedelta(days=int(CLUSTER * span / (right - LEFT)))))
 
     def x(day: date) -> float:
         day = min(max(day, lo), hi)

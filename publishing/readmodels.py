@@ -211,10 +211,20 @@ def _check_out_file(out: str, ledger_url: str) -> str | None:
     directory = os.path.dirname(os.path.abspath(out))
     if not os.path.isdir(directory):
         raise UsageError(f"no such directory: {directory}", field="--out")
+    from .outputs import create_private, refuse_ledger
+
+    for written in (out, out + ".lock", metadata_path(out)):
+        refuse_ledger(written, ledger_url, "--out")
+    for side in ("-wal", "-shm", "-journal"):
+        # SQLite opens these beside the file as it finds them: a link planted there would
+        # have it write the views' pages into whatever the link points to
+        if os.path.islink(out + side):
+            raise UsageError(f"{out + side} is a symbolic link, not SQLite's own file: "
+                             "remove it or choose another path (nothing was written)",
+                             field="--out")
     if not os.path.exists(out):
+        create_private(out, ledger_url, "--out")   # 0600: it holds every event
         return None
-    if os.path.exists(ledger_url) and os.path.samefile(out, ledger_url):
-        raise UsageError("the views file cannot be the ledger itself", field="--out")
     if os.path.getsize(out) == 0:
         return None
     try:
@@ -256,6 +266,10 @@ def views(ledger: Any, out: str, *, as_of: date, rebuild: bool = False,
         # SQLite takes these for a temporary or in-memory database (or a URI): the views
         # would vanish, and the workers would each open another one
         raise UsageError(f"give the views file's path, not {out!r}", field="--out")
+    from .outputs import refuse_ledger
+
+    for written in (out, out + ".lock"):   # before the lock is taken on it
+        refuse_ledger(written, ledger.url, "--out")
     with FileLock(out + ".lock"):
         older = _check_out_file(out, ledger.url)
         if older:
@@ -274,19 +288,20 @@ def views(ledger: Any, out: str, *, as_of: date, rebuild: bool = False,
             models.close()
         if older:
             result.rebuilt, result.migrated_from = True, older
-        result.metadata = write_metadata(out)
+        result.metadata = write_metadata(out, ledger.url)
         return result
 
 
-def write_metadata(out: str) -> str:
-    """The Datasette metadata of the file, beside it (replaced whole, atomically)."""
+def write_metadata(out: str, ledger_url: str) -> str:
+    """The Datasette metadata of the file, beside it (replaced whole, atomically; never
+    through a link planted at a temporary name: ``publishing.outputs``)."""
+    from .outputs import replace_whole
+
     path = metadata_path(out)
     name = os.path.splitext(os.path.basename(out))[0]
-    part = path + ".part"
-    with open(part, "w", encoding="utf-8") as fh:
-        json.dump(metadata(name), fh, indent=2, ensure_ascii=False)
-        fh.write("\n")
-    os.replace(part, path)
+    text = json.dumps(metadata(name), indent=2, ensure_ascii=False) + "\n"
+    replace_whole(path, text.encode("utf-8"), ledger_url=ledger_url, field="--out",
+                  prefix=".views-metadata-")
     return path
 
 

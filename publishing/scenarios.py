@@ -17,15 +17,15 @@ writable by its owner only.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from ledger.errors import LedgerError, UsageError
 from ledger.events import NewEvent, format_timestamp, parse_event
-from ledger.jsonl import read_batch
+from ledger.jsonl import read_batch, read_input
+
+from .outputs import replace_whole
 
 VERSION = 1
 NAME_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"
@@ -51,14 +51,10 @@ def _refuse(err: LedgerError, origin: str) -> LedgerError:
 def read_events(path: str, option: str) -> list[NewEvent]:
     """A JSON Lines file of events (``-``: standard input), each validated as ``append``
     validates it; errors name the file, the line and the field."""
-    import sys
-
     try:
-        raw = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
-    except OSError as err:
-        raise UsageError(f"cannot read {path}: {err.strerror}", field=option) from None
-    try:
-        return read_batch(raw)
+        return read_batch(read_input(path, option))
+    except UsageError:
+        raise                             # a file that cannot be read: exit 2
     except LedgerError as err:
         raise _refuse(err, path) from None
 
@@ -144,7 +140,7 @@ def get(path: Path, name: str, deal: str):
                    dict(s.get("interpretations", {})))
 
 
-def save(path: Path, name: str, deal: str, changes) -> bool:
+def save(path: Path, name: str, deal: str, changes, ledger_url: str) -> bool:
     """Store ``changes`` as scenario ``name`` for ``deal``; True if it replaced one."""
     if not name or any(c not in NAME_CHARS for c in name) or len(name) > 80:
         raise UsageError(f"{name!r}: a scenario name is letters, digits, '.', '_' or '-'",
@@ -154,18 +150,8 @@ def save(path: Path, name: str, deal: str, changes) -> bool:
     saved[name] = {"deal": deal, "saved_at": format_timestamp(datetime.now(timezone.utc)),
                    **changes.describe()}
     body = json.dumps({"version": VERSION, "scenarios": saved}, indent=2, ensure_ascii=False)
-    directory = path.parent if str(path.parent) else Path(".")
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".scenarios-", dir=directory)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(body + "\n")
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
-    except OSError as err:
-        if tmp and os.path.exists(tmp):
-            os.unlink(tmp)
-        raise UsageError(f"cannot write {path}: {err.strerror}", field="--save") from None
+    replace_whole(str(path), (body + "\n").encode("utf-8"), ledger_url=ledger_url,
+                  field="--save", prefix=".scenarios-")
     return replaced
 
 

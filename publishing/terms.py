@@ -225,7 +225,7 @@ INFOCROSSING_HEADINGS = {
     "interest": "RRA §3(a), §3(b)", "suspensions": "RRA §4(b)(i)",
     "limits": "RRA §4(b)(i), §3(a)(iv)", "limit_defaults": "RRA §3(a)(iv)",
     "duties": "RRA §2, §3(b), §4", "consents": "RRA §1, §10(D)", "amendments": "RRA §10(D)",
-    "notices": "RRA §10(E)"}
+    "notices": "RRA §10(E)", "windows": "90-day, 360-day"}
 
 
 def headings(terms: Any) -> dict[str, str]:
@@ -234,6 +234,7 @@ def headings(terms: Any) -> dict[str, str]:
     "RRA §2(a)", "RRA §3(a)", ...). ``terms`` may be ``None`` (then the Infocrossing
     RRA's headings, as for a letter deal nothing of this is shown)."""
     from ledger.registration_terms import INFOCROSSING_TEXT, cite, parent_section
+    from projections.registration.suspensions import window_words
 
     if terms is None or terms.text == INFOCROSSING_TEXT:
         return dict(INFOCROSSING_HEADINGS)
@@ -253,17 +254,12 @@ def headings(terms: Any) -> dict[str, str]:
             "limits": cite(s.section, parent_section(defaults)) if s else "",
             "limit_defaults": parent_section(defaults),
             "duties": cite(*duties), "consents": cite(m.section, terms.amendments.section),
-            "amendments": terms.amendments.section, "notices": terms.notices.section}
+            "amendments": terms.amendments.section, "notices": terms.notices.section,
+            "windows": ", ".join(window_words(w) for w in (s.windows if s else ()))}
 
 
 def deal_headings(events: Iterable[Any]) -> dict[str, str]:
-    """``headings`` of the deal's terms in force (its latest ``DealOpened`` known)."""
-    from ledger.dealterms import registration_terms
+    """``headings`` of the deal's terms (its latest ``DealOpened`` known)."""
+    from ledger.dealterms import deal_registration_terms
 
-    opened = [e for e in events if e.type == "DealOpened"]
-    if not opened:
-        return dict(INFOCROSSING_HEADINGS)
-    latest = max(opened, key=lambda e: e.seq)
-    if latest.data.get("kind") != "registration_rights":
-        return dict(INFOCROSSING_HEADINGS)
-    return headings(registration_terms(latest.data["terms"]))
+    return headings(deal_registration_terms(events))

@@ -34,6 +34,7 @@ import pytest
 
 from ledger.events import parse_event
 from ledger.store import Ledger
+from tests.cli_support import PASSWORD_WARNING, error_lines
 from tests.db_access import store_rows
 from tests.support import ev, opened
 from tests.test_bad_inputs import invoke
@@ -440,10 +441,40 @@ def test_read_only_postgres_role(tmp_path, monkeypatch):
                      ["init", "x", "--template", "infocrossing-rra-2004", "--db", reader]):
             result = invoke(args)
             assert result.exit_code == 5, (args, result.output)
-            lines = result.stderr.strip().split("\n")
+            lines = error_lines(result.stderr)
             assert len(lines) == 1 and "read-only" in lines[0], result.stderr
             assert SECRET not in result.stderr
         assert store_rows(url) == before
     finally:
         drop_pg(url)
         _pg_admin(f"DROP ROLE IF EXISTS {role}")
+
+
+# -- a password on the command line (issue 29, item 11) ---------------------------------
+
+
+def test_a_password_in_a_command_line_url_is_warned_of_once(monkeypatch):
+    """``ps`` shows a process's arguments to every user of the machine: a password in a
+    ``--db`` URL given there is said once on standard error (the command goes on: here it
+    finds no server, exit 5); the password itself is never printed."""
+    monkeypatch.delenv("LEDGER_DB", raising=False)
+    url = "postgresql://someone:s3cr3t-pw@127.0.0.1:1/ledger"
+    for args in (["log", "--db", url], ["--db", url, "log"]):
+        result = invoke(args)
+        lines = result.stderr.splitlines()
+        assert result.exit_code == 5
+        assert lines[0] == PASSWORD_WARNING
+        assert len(lines) == 2 and lines[1].startswith("error: ")
+        assert "s3cr3t-pw" not in result.output
+
+
+def test_no_warning_without_a_password_or_from_the_environment(monkeypatch):
+    monkeypatch.setenv("LEDGER_DB", "postgresql://someone:s3cr3t-pw@127.0.0.1:1/ledger")
+    for args in (["log"], ["log", "--db", "postgresql://someone@127.0.0.1:1/ledger"]):
+        result = invoke(args)
+        assert result.exit_code == 5 and "warning" not in result.stderr, args
+
+
+def test_the_db_help_says_where_a_password_goes():
+    text = " ".join(invoke(["log", "--help"]).output.split())
+    assert "$PGPASSWORD, ~/.pgpass or a service file" in text

@@ -61,8 +61,8 @@ def test_an_ambiguous_prefix_is_refused(db, monkeypatch):
 
 
 def _patched_init(original):
-    def init(self, ledger, kept):
-        original(self, ledger, kept)
+    def init(self, ledger, kept, *rest):
+        original(self, ledger, kept, *rest)
         self.head_seqs = []
         real = type(self).event
 

@@ -30,6 +30,7 @@ from typing import Any, Callable
 
 from .. import guards
 from ..errors import UsageError
+from ..jsonl import MAX_LINE
 from .stable import StableView, stable_view
 from .chainhead import CHAIN_ID, GENESIS
 from .stream import ChainAdvanced, seal
@@ -51,7 +52,8 @@ class Verdict:
 
     def line(self) -> str:
         if self.ok:
-            return f"ok: {self.count} events, head {self.head_hash}"
+            # the hash on a line of its own: at 80 columns a terminal broke it mid-line
+            return f"ok: {self.count} events\nhead {self.head_hash}"
         if self.bad_seq is None:
             return str(self.reason)
         return f"seq {self.bad_seq}: {self.reason}"
@@ -93,7 +95,14 @@ def _witness_file(path: str) -> Witness:
     by_seq: dict[int, str] = {}
     try:
         with open(path, "rb") as fh:
-            for number, raw in enumerate(fh, start=1):
+            number = 0
+            # a line at most twice an event line's limit (a ``log --json`` line is an
+            # event and the store's fields): /dev/zero is refused, not read whole
+            while raw := fh.readline(2 * MAX_LINE + 1):
+                number += 1
+                if len(raw) > 2 * MAX_LINE:
+                    raise UsageError(f"line {number} of {path} is longer than any "
+                                     "`log --json` line", field="--expect")
                 if not raw.strip():
                     continue
                 try:
@@ -118,7 +127,8 @@ PAGE = 2000
 
 
 def verify(ledger: Ledger, expect: str | None = None,
-           on_progress: Callable[[int], None] | None = None) -> Verdict:
+           on_progress: Callable[[int], None] | None = None, *, rules: bool = False
+           ) -> Verdict:
     """Walk every row of the store, in one consistent view of it (``ledger.store.stable``),
     and prove that what reports read is exactly the hash chain:
 
@@ -129,13 +139,23 @@ def verify(ledger: Ledger, expect: str | None = None,
       between streams while the chain still walks;
     * the heads: each ``ChainAdvanced`` row names the seq and hash the log has reached;
     * the snapshots: each deal snapshot that appends would trust equals the state
-      rebuilt from the deal's events up to it.
+      folded from the deal's events up to it, as the walk passes it;
+    * with ``rules``: each event is judged again as ``append`` judged it, in the order
+      it was written: the event format (``ledger.events.parse_event``: types, fields,
+      values and their bounds, stored as append stores them) and the deal's rules
+      (``ledger.guards.check`` on the deal's state before it, with the rest of its
+      batch). An event rewritten with its hash and the chain head recomputed (a
+      payment to a name that holds no Notes, a conversion of more than was issued, a
+      date in 1850, a field the schema lacks) keeps a valid chain; it breaks a rule.
+      What still verifies after a full rewrite of the log that keeps to every rule is
+      caught only by a copy of the head kept elsewhere (``expect``).
 
     Events of one batch are checked in ``seq`` order: ledgers written before appends
     stored a batch in seq order may hold one deal's lines of a batch before another's."""
     kept = witness(expect)
-    walk = _Walk(ledger, kept)
     with stable_view(ledger) as view:
+        snapshots, unsound = _latest_snapshots(ledger, view)
+        walk = _Walk(ledger, kept, rules, snapshots, unsound)
         after = 0
         while page := view.notifications(after, PAGE):
             for n in page:
@@ -146,7 +166,7 @@ def verify(ledger: Ledger, expect: str | None = None,
                 on_progress(len(page))  # rows of the store: events and chain heads
         if (verdict := walk.end()) is not None:
             return verdict
-        if (verdict := _check_snapshots(ledger, view, walk)) is not None:
+        if (verdict := walk.snapshots_end()) is not None:
             return verdict
     return Verdict(True, walk.seq - 1, walk.prev)
 
@@ -155,7 +175,14 @@ class _Walk:
     """The state of one walk of the log: the next seq, the hash before it, each stream's
     next position, and the rows of the batch not yet closed by its chain head."""
 
-    def __init__(self, ledger: Ledger, kept: Witness | None):
+    def __init__(self, ledger: Ledger, kept: Witness | None, rules: bool = False,
+                 snapshots: dict[Any, "_Snapshot"] | None = None,
+                 unsound: list[tuple[Any, int, str]] | None = None):
+        self.rules = rules
+        self.snapshots = snapshots or {}
+        self.unsound = unsound or []   # (stream, version, what is wrong) of sealed snapshots
+        self.states: dict[Any, dict[str, Any]] = {}  # stream id -> guard state folded so far
+        self.snapshot_bad: Verdict | None = None     # the first snapshot that does not match
         self.mapper = ledger.app.mapper
         self.decode = ledger.app.mapper.transcoder.decode
         self.kept = kept
@@ -243,9 +270,66 @@ class _Walk:
     def close_batch(self) -> Verdict | None:
         rows, self.batch = self.batch, []
         rows.sort(key=lambda pair: pair[1]["seq"])
-        for n, record in rows:
+        current = [upcast(record) for _, record in rows] if self.rules else None
+        # what guards.check reads of the lines after each one, made only if a line
+        # would be refused on its own (as append makes it)
+        batch = guards.Batch(lambda: current) if current is not None else None
+        for index, (n, record) in enumerate(rows):
             if (verdict := self.event(n, record)) is not None:
                 return verdict
+            if (verdict := self.fold(n, record, batch, index,
+                                     current[index] if current else None)) is not None:
+                return verdict
+        return None
+
+    def fold(self, n: Any, record: dict[str, Any], batch: Any, index: int,
+             current: dict[str, Any] | None) -> Verdict | None:
+        """Fold a chained event into its deal's guard state, where the walk needs it:
+        every deal's with ``rules`` (each event judged first, as append judged it),
+        else a deal's up to its latest snapshot, compared there and then dropped (the
+        walk holds the state of the deals whose snapshot is still ahead, no more)."""
+        stream = n.originator_id
+        snapshot = self.snapshots.get(stream)
+        position = self.versions[stream]
+        if not self.rules and (snapshot is None or position > snapshot.version):
+            return None
+        state = self.states.get(stream)
+        if state is None:
+            state = self.states[stream] = guards.new_state()
+        if current is None:
+            current = upcast(record)
+        found = None
+        if self.rules:
+            problem, found = _judge(state, current, batch, index)
+            if problem is not None:
+                return self.bad(record["seq"], problem)
+        guards.fold(state, current, found)
+        if snapshot is not None and position == snapshot.version:
+            at = [record.get("seq"), record.get("hash")]
+            if self.snapshot_bad is None and \
+                    seal(state, at, position) != seal(snapshot.guard, at, position):
+                self.snapshot_bad = self.bad(record.get("seq"), (
+                    f"the snapshot of deal {record.get('deal')} taken at this event does not "
+                    "match the deal's events (it was altered and re-sealed); appends would "
+                    "have trusted it"))
+            if not self.rules:
+                del self.states[stream]
+        return None
+
+    def snapshots_end(self) -> Verdict | None:
+        """After the walk: a snapshot that did not match, or one beyond its deal's
+        events (forged: no event of the deal is stored at its version)."""
+        for stream, version, what in self.unsound:
+            deal = self.deals.get(stream, str(stream))
+            return self.bad(None, f"the snapshot of deal {deal} at version {version} {what}")
+        if self.snapshot_bad is not None:
+            return self.snapshot_bad
+        for stream, snapshot in self.snapshots.items():
+            if snapshot.version > self.versions.get(stream, 0):
+                deal = self.deals.get(stream, str(stream))
+                return self.bad(None, f"the snapshot of deal {deal} at version "
+                                      f"{snapshot.version} is beyond the deal's events (it "
+                                      "was forged)")
         return None
 
     def event(self, n: Any, record: dict[str, Any]) -> Verdict | None:
@@ -320,27 +404,40 @@ class _Walk:
         return None
 
 
-def _check_snapshots(ledger: Ledger, view: StableView, walk: _Walk) -> Verdict | None:
+@dataclass(frozen=True)
+class _Snapshot:
+    """A deal's latest sealed snapshot, as appends would read it: its stream version and
+    its guard state (an older layout upgraded to this one)."""
+
+    version: int
+    guard: dict[str, Any]
+
+
+def _latest_snapshots(ledger: Ledger, view: StableView
+                      ) -> tuple[dict[Any, _Snapshot], list[tuple[Any, int, str]]]:
     """The latest snapshot of each deal, the only one appends read (``Ledger._from_
-    snapshot``), must still match its seal (else it was altered: appends ignore it, but
-    it is tampering all the same) and, if it does, must be the deal's guard state rebuilt
-    from its verified events up to that version (so a snapshot edited and re-sealed is
-    caught too). A snapshot of an older layout, with no seal, is never used by appends and
-    is passed over; so are the earlier snapshots of a deal, which nothing reads."""
+    snapshot``), that appends would use; and those that are not sound (what is wrong:
+    undecodable, or no longer matching their seal, which appends ignore but is
+    tampering all the same). The walk compares each sound one with the deal's guard
+    state folded up to its version (so a snapshot edited and re-sealed is caught too).
+    A snapshot of an older layout, with no seal or of a layout appends do not read, is
+    never used by appends and is passed over; so are the earlier snapshots of a deal,
+    which nothing reads."""
     latest: dict[Any, Any] = {}
     for stored in view.snapshots():
         if stored.originator_version > getattr(latest.get(stored.originator_id),
                                                "originator_version", 0):
             latest[stored.originator_id] = stored
     decode = ledger.app.mapper.transcoder.decode
+    found: dict[Any, _Snapshot] = {}
+    unsound: list[tuple[Any, int, str]] = []
     for stream_id, stored in latest.items():
-        deal = walk.deals.get(stream_id, str(stream_id))
         version = stored.originator_version
-        where = f"the snapshot of deal {deal} at version {version}"
         try:
             state = decode(stored.state)["state"]
         except Exception:
-            return walk.bad(None, f"{where} cannot be decoded (it was altered)")
+            unsound.append((stream_id, version, "cannot be decoded (it was altered)"))
+            continue
         if not isinstance(state, dict) or "seal" not in state:
             continue  # an older layout: appends never use it
         try:
@@ -348,23 +445,58 @@ def _check_snapshots(ledger: Ledger, view: StableView, walk: _Walk) -> Verdict |
         except Exception:
             sound = False
         if not sound:
-            return walk.bad(None, f"{where} no longer matches its seal (it was altered); "
-                                  "appends ignore it and rebuild from events")
+            unsound.append((stream_id, version, "no longer matches its seal (it was "
+                                                "altered); appends ignore it and rebuild "
+                                                "from events"))
+            continue
         if state["guard"].get("format") not in guards.READABLE:
             continue  # a layout appends do not read: they rebuild
-        if version > walk.versions.get(stream_id, 0):
-            return walk.bad(None, f"{where} is beyond the deal's events (it was forged)")
-        rebuilt = guards.new_state()
-        record: dict[str, Any] = {}
-        for event in view.stream(stream_id, lte=version):
-            record = decode(event.state)["record"]
-            guards.fold(rebuilt, upcast(record))
         # the stored guard hashes to the seal (above); as appends read it (an older
-        # layout upgraded), it must be the rebuilt one
-        at = [record.get("seq"), record.get("hash")]
-        if seal(rebuilt, at, version) != seal(guards.upgrade(state["guard"]), at, version):
-            return walk.bad(record.get("seq"), f"the snapshot of deal {deal} taken at this "
-                                               "event does not match the deal's events (it "
-                                               "was altered and re-sealed); appends would "
-                                               "have trusted it")
-    return None
+        # layout upgraded), it must be the folded one
+        found[stream_id] = _Snapshot(version, guards.upgrade(state["guard"]))
+    return found, unsound
+
+
+def _judge(state: dict[str, Any], record: dict[str, Any], batch: Any, index: int
+           ) -> tuple[str | None, Any]:
+    """What ``append`` would say of ``record`` (upcast to the current shape) on the deal's
+    ``state`` before it: ``(problem, None)``, or ``(None, its effects)`` for ``fold``."""
+    from ..errors import LedgerError
+    from ..events import parse_event
+
+    obj = {k: record[k] for k in ("type", "deal", "date", "data") if k in record}
+    for name in ("source", "key"):
+        if record.get(name) is not None:
+            obj[name] = record[name]
+    try:
+        stored_as = parse_event(obj).envelope()
+    except LedgerError as err:
+        return f"it breaks the event format append checks: {_plain(err)}", None
+    except Exception as err:  # not even an object of the event format
+        return f"it is not an event append would accept ({type(err).__name__})", None
+    if _differs(obj, stored_as):
+        return ("it breaks the form append stores an event in: a value is not written as "
+                "append writes it (it was written outside deal-ledger)"), None
+    try:
+        return None, guards.check(state, record, batch, index)
+    except LedgerError as err:
+        return f"it breaks a rule append enforces: {_plain(err)}", None
+
+
+def _differs(stored: Any, normal: Any) -> bool:
+    """Whether a value stored differs from the form append gives it (``normal``). Only
+    what is stored is compared: a field a later version added with its default (a new
+    optional term) is not in an older record and is not a difference; nor is a term
+    with its default that the form leaves out (an older record upcast writes it: the
+    ``of`` of a damages step, issue 33), in a list's items as anywhere."""
+    if isinstance(stored, dict) and isinstance(normal, dict):
+        return any(k in normal and _differs(v, normal[k]) for k, v in stored.items())
+    if isinstance(stored, list) and isinstance(normal, list) and len(stored) == len(normal):
+        return any(_differs(a, b) for a, b in zip(stored, normal))
+    return stored != normal
+
+
+def _plain(err: Exception) -> str:
+    """A refusal's text without the line of a batch it would have named."""
+    text = str(err)
+    return text.split(": ", 1)[1] if text.startswith("line ") and ": " in text else text

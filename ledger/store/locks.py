@@ -30,11 +30,16 @@ class FileLock:
     def __enter__(self) -> "FileLock":
         import fcntl
 
-        try:
-            self.fd = os.open(self.path, os.O_CREAT | os.O_RDWR, 0o600)
-        except OSError:
+        import errno
+
+        try:   # never through a link planted at the lock's name
+            self.fd = os.open(self.path, os.O_CREAT | os.O_RDWR | os.O_NOFOLLOW, 0o600)
+        except OSError as err:
+            if err.errno == errno.ELOOP:
+                raise StoreError(f"{self.path} is a symbolic link, not the lock file this "
+                                 "tool makes: remove it; nothing was written") from None
             try:  # a read-only ledger still serialises its (failing) writers
-                self.fd = os.open(self.path, os.O_RDONLY)
+                self.fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW)
             except OSError:
                 self.fd = None  # a read-only directory: the append will say so itself
                 return self

@@ -16,7 +16,8 @@ Filters: ``--deal`` reads only the named deals' streams (the store's index on st
 position), merged by ``seq``; ``--after-seq`` starts at the chain head of the last batch
 at or before that seq (found by bisecting the chain head's stream), not at the first row.
 
-An event id may be given as any unique prefix (as git takes a commit's): ``find_event``.
+An event is named by ``seq:N`` or a unique prefix of its id of 6 characters or more (as git
+takes a commit's): ``find_event``.
 
 Importing this module does not import the store's library (``ledger.store.stable`` is imported
 at the first read): the agenda's helpers import it before the store, to read their
@@ -34,6 +35,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
+from .rows import blob
 from .seqorder import SeqOrder
 from ..errors import InvalidEvent, StoreError, UsageError
 
@@ -42,7 +44,6 @@ if TYPE_CHECKING:
     from .writing import Ledger
 
 PAGE = 1000  # rows per read: small enough that the first line shows at once
-_ID_PREFIX = re.compile(r"[0-9a-f][0-9a-f-]{0,35}", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -121,7 +122,7 @@ def _chain_head_at(view: StableView, version: int) -> tuple[int, int] | None:
     if not rows:
         return None
     try:
-        return rows[0]["position"], int(json.loads(bytes(rows[0]["state"]))["seq"])
+        return rows[0]["position"], int(json.loads(blob(rows[0]["state"]))["seq"])
     except (ValueError, KeyError, TypeError):
         return None
 
@@ -197,7 +198,7 @@ def _in_seq_order(view: StableView, position: int, expected: int, skip_to: int =
             if view._convert(row["originator_id"]) == chain_id:
                 yield from order.drain()  # a batch is closed: what is held goes out
                 continue
-            state = bytes(row["state"])
+            state = blob(row["state"])
             seq = _skipped(state, skip_to, needles)
             if seq is not None:
                 record = None
@@ -222,7 +223,7 @@ def _stream(view: StableView, deal: str) -> Iterator[dict[str, Any]]:
             return
         for row in rows:
             version = row["originator_version"]
-            yield _record(bytes(row["state"]), f"{version} of deal {deal}'s stream")
+            yield _record(blob(row["state"]), f"{version} of deal {deal}'s stream")
 
 
 def _seq_key(record: dict[str, Any]) -> int:
@@ -310,17 +311,26 @@ def _matching(view: StableView, needle: bytes, deals: tuple[str, ...] = ()
                              (after, *params, PAGE)):
         for row in rows:
             after = row["position"]
-            yield _record(bytes(row["state"]), after)
+            yield _record(blob(row["state"]), after)
 
 
 def find_event(ledger: "Ledger", given: str, *, field: str = "event_id") -> dict[str, Any]:
-    """The stored record whose id is ``given`` or starts with it (as git takes a commit's
-    unique prefix; the 8 characters ``log`` shows always do). ``UsageError`` naming the
-    candidates if the prefix is ambiguous; ``InvalidEvent`` if no event has it."""
-    text = given.strip().lower()
-    if not _ID_PREFIX.fullmatch(text):
-        raise InvalidEvent(f"no event {given} in the ledger (an event id is hexadecimal "
-                           "digits and '-', as `deal-ledger log` shows it)", field=field)
+    """The stored record ``given`` names (``ledger.references``): ``seq:N``, or an id
+    or the start of one, at least ``MIN_PREFIX`` characters (as git takes a commit's
+    unique prefix; the 8 characters ``log`` shows always do). ``UsageError`` for a
+    reference too short or malformed, or a prefix naming several events (the
+    candidates named); ``InvalidEvent`` if no event has it."""
+    from ..references import parse_reference
+
+    ref = parse_reference(given, field=field)
+    if ref.seq is not None:
+        with stable_view(ledger) as view:
+            found = _at_seq(view, ref.seq)
+        if found is None:
+            raise InvalidEvent(f"no event at seq {ref.seq} in the ledger (its last is seq "
+                               f"{ledger.head().seq})", field=field)
+        return found
+    text = ref.prefix or ""
     needle = f'"id":"{text}'.encode()
     hits: list[dict[str, Any]] = []
     with stable_view(ledger) as view:
@@ -336,8 +346,23 @@ def find_event(ledger: "Ledger", given: str, *, field: str = "event_id") -> dict
                           for h in hits[:5])
         more = f" and {len(hits) - 5} more" if len(hits) > 5 else ""
         raise UsageError(f"the id prefix {given!r} is ambiguous: {shown}{more}; give more "
-                         "characters", field=field)
+                         "characters, or seq:N", field=field)
     return hits[0]
+
+
+def _at_seq(view: StableView, seq: int) -> dict[str, Any] | None:
+    """The record at ``seq``: the walk starts at the chain head of the batch before it
+    (``_start``) and decodes only the records from it on."""
+    position, before = _start(view, seq - 1)
+    for record in _in_seq_order(view, position, before + 1, skip_to=seq - 1):
+        if record is None:
+            continue
+        found = record.get("seq")
+        if found == seq:
+            return record
+        if isinstance(found, int) and found > seq:
+            return None
+    return None
 
 
 def has_deal(ledger: "Ledger", deal: str) -> bool:
@@ -375,13 +400,13 @@ def deal_states(ledger: "Ledger") -> list[StreamStates]:
         while rows := view._rows(f"SELECT {pos} AS position, originator_id, state "
                                  f"FROM {_table(view)} WHERE {pos} > ? ORDER BY {pos} "
                                  "LIMIT ?", (position, STATES_PAGE)):
-            for row in rows:
-                position, stream = row[0], row[1]
+            for row in rows:   # by name: PostgreSQL's rows are dicts, SQLite's are Rows
+                position, stream = row["position"], row["originator_id"]
                 if stream != chain:
                     found = by_stream.get(stream)
                     if found is None:
                         found = by_stream[stream] = []
-                    found.append((position, bytes(row[2])))
+                    found.append((position, blob(row["state"])))
     return list(by_stream.values())
 
 

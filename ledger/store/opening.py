@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import random
 import time
+import uuid
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
@@ -23,10 +24,10 @@ from eventsourcing.persistence import JSONTranscoder, PersistenceError
 
 from ..errors import LedgerError, StoreError
 from .chainhead import Head
-from .connection import (check_sqlite_header, create_private_file, env_for, immutable_uri,
+from .connection import (RETRY_SECONDS, check_sqlite_header, create_private_file, env_for, immutable_uri,
                          is_read_only, is_postgres_url, one_line, pg_connect, read_only_place,
                          redact)
-from .stream import RECORDED_TOPIC, STARTED_TOPIC, DealStream, LedgerApp
+from .stream import CHAIN_TOPIC, RECORDED_TOPIC, STARTED_TOPIC, DealStream, LedgerApp
 
 if TYPE_CHECKING:
     from ..stored import Event
@@ -99,6 +100,7 @@ class Store:
         self._init_state()
 
     def _init_state(self) -> None:
+        self._check_own_rows()
         self._topics = [STARTED_TOPIC, RECORDED_TOPIC]
         self._topic_set = frozenset(self._topics)
         self._deal_cache: dict[str, tuple[int, list[Event]]] = {}
@@ -126,24 +128,30 @@ class Store:
         head), as its ``topic`` column holds them."""
         return tuple(self._topics)
 
-
     def _open(self, env: dict[str, str], *, probe: bool) -> LedgerApp:
         """The library's application on ``env``; with ``probe``, check the event table
         is there (a reader must not create one)."""
         url = self.url
-        for attempt in range(5):
+        deadline = time.monotonic() + RETRY_SECONDS
+        attempt = 0
+        while True:
+            attempt += 1
             try:
                 app = LedgerApp(env=env)
                 break
             except LedgerError:
                 raise
             except Exception as err:  # connection refused, unreadable file, bad auth...
-                # PostgreSQL: writers opening at once race on creating the tables and
-                # the insert function ("tuple concurrently updated"); the loser retries
+                # Writers opening a new ledger at once race on creating its tables: on
+                # PostgreSQL for the tables and the insert function ("tuple concurrently
+                # updated"), on SQLite for the switch to write-ahead logging, which
+                # does not wait for the other ("database is locked"). The loser retries,
+                # as long as a writer waits for the lock.
                 text = str(err).lower()
-                if attempt < 4 and ("concurrently updated" in text
-                                    or "already exists" in text):
-                    time.sleep(0.05 * (attempt + 1) * (1 + random.random()))
+                if time.monotonic() < deadline and (
+                        "concurrently updated" in text or "already exists" in text
+                        or "database is locked" in text):
+                    time.sleep(min(0.2, 0.01 * attempt) * (1 + random.random()))
                     continue
                 raise StoreError(f"cannot open the ledger at {redact(url)}: "
                                  f"{one_line(err, url)}", field="--db") from None
@@ -178,6 +186,39 @@ class Store:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
+
+    def _check_own_rows(self) -> None:
+        """Refuse a store whose first row deal-ledger did not write: another
+        application's ``eventsourcing`` tables (``init`` once added a ledger's events
+        to them), or a look-alike table whose stream ids are not UUIDs. The first row of
+        a ledger is the ``DealStream.Started`` of its first deal (or, written by no
+        version of this tool, nothing): one row read, by the log's index. Rows altered
+        later are ``verify``'s to name."""
+        recorder = self.app.recorder
+        position = "notification_id" if self.is_postgres else "rowid"
+        table = recorder.events_table_name
+        if self.is_postgres:
+            table = f'"{recorder.datastore.schema}"."{table}"'
+        try:
+            with recorder.datastore.transaction(commit=False) as c:
+                c.execute(f"SELECT originator_id, topic FROM {table} "
+                          f"ORDER BY {position} LIMIT 1")
+                row = c.fetchone()
+        except PersistenceError:
+            return   # a store that cannot be read says so at its first read
+        if row is None:
+            return
+        stream, topic = (row["originator_id"], row["topic"])
+        if topic in (STARTED_TOPIC, RECORDED_TOPIC, CHAIN_TOPIC):
+            try:
+                uuid.UUID(str(stream))
+                return
+            except ValueError:
+                pass
+        raise StoreError(f"{redact(self.url)} is not a ledger: it holds rows deal-ledger did "
+                         f"not write (the first is a {str(topic)[:80]!r} row of stream "
+                         f"{str(stream)[:40]!r}); choose another path or database",
+                         field="--db")
 
     def _read_failed(self, err: Exception) -> StoreError:
         return StoreError(f"cannot read the ledger at {redact(self.url)}: "

@@ -28,6 +28,9 @@ from .seqorder import SeqOrder
 from .stream import _Stored
 
 PAGE = 2000
+# What the library raises reading a row: its own errors, and a row it cannot make a
+# notification of (a stream id that is not a UUID: written by another program)
+_UNREADABLE = (PersistenceError, ValueError, TypeError)
 _json_loads = json.loads
 
 
@@ -53,7 +56,7 @@ class Reading(Store):
                           f"AND topic IN ({marks}) ORDER BY rowid",
                           [after, upto, *self._topics])
                 rows = c.fetchall()
-        except PersistenceError as err:
+        except _UNREADABLE as err:
             raise self._read_failed(err) from None
         stored = [_Stored(*row[1:]) for row in rows]
         return list(zip([row[0] for row in rows], self._records_of(stored)))
@@ -72,7 +75,7 @@ class Reading(Store):
     def _select(self, *args: Any, **kwargs: Any) -> Any:
         try:
             return self.app.recorder.select_events(*args, **kwargs)
-        except PersistenceError as err:
+        except _UNREADABLE as err:
             raise self._read_failed(err) from None
 
     def head(self) -> Head:
@@ -135,7 +138,7 @@ class Reading(Store):
         try:
             return self.app.recorder.select_notifications(
                 start=after, limit=limit, stop=stop, inclusive_of_start=False)
-        except PersistenceError as err:
+        except _UNREADABLE as err:
             raise self._read_failed(err) from None
 
     def _events_of(self, page: list[Any]) -> list[Any]:
@@ -146,7 +149,7 @@ class Reading(Store):
     def max_position(self) -> int:
         try:
             return self.app.recorder.max_notification_id() or 0
-        except PersistenceError as err:
+        except _UNREADABLE as err:
             raise self._read_failed(err) from None
 
     def deal_records(self, deal: str) -> list[dict[str, Any]]:
@@ -228,7 +231,7 @@ class Reading(Store):
                           f"{recorder.events_table_name} WHERE originator_id=? "
                           "ORDER BY originator_version DESC LIMIT 1", (stream_id.hex,))
                 row = c.fetchone()
-        except PersistenceError as err:
+        except _UNREADABLE as err:
             raise self._read_failed(err) from None
         return None if row is None else (row[0], row[1])
 
@@ -262,7 +265,7 @@ class Reading(Store):
                           "originator_version>? ORDER BY originator_version ASC",
                           (stream_id.hex, after))
                 return [_Stored(stream_id, *row) for row in c.fetchall()]
-        except PersistenceError as err:
+        except _UNREADABLE as err:
             raise self._read_failed(err) from None
 
     def _records_of(self, stored: Sequence[Any]) -> list[dict[str, Any]]:

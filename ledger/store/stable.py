@@ -22,6 +22,7 @@ from uuid import UUID
 from eventsourcing.persistence import Notification, PersistenceError, StoredEvent
 
 from ..errors import StoreError
+from .rows import blob
 
 if TYPE_CHECKING:
     from .writing import Ledger
@@ -41,7 +42,13 @@ class StableView:
         def cached(raw: Any) -> Any:  # a log holds few streams: parse each id once
             found = known.get(raw)
             if found is None:
-                found = known[raw] = convert(raw)
+                try:
+                    found = convert(raw)
+                except (ValueError, TypeError, AttributeError):
+                    # not a stream id this tool writes (a row altered or put there by
+                    # another program): kept as stored, for the reader to name the row
+                    found = raw
+                known[raw] = found
             return found
 
         self._convert = cached
@@ -83,7 +90,7 @@ class StableView:
             (after, limit))
         return [Notification(id=r["position"], originator_id=self._convert(r["originator_id"]),
                              originator_version=r["originator_version"], topic=r["topic"],
-                             state=bytes(r["state"])) for r in rows]
+                             state=blob(r["state"])) for r in rows]
 
     def stream(self, originator_id: UUID, *, lte: int) -> list[StoredEvent]:
         """One stream's rows, versions 1 to ``lte``, in version order."""
@@ -106,7 +113,7 @@ class StableView:
 def _stored(row: Any, convert: Any) -> StoredEvent:
     return StoredEvent(originator_id=convert(row["originator_id"]),
                        originator_version=row["originator_version"], topic=row["topic"],
-                       state=bytes(row["state"]))
+                       state=blob(row["state"]))
 
 
 @contextmanager

@@ -40,6 +40,7 @@ from .shelf import (ANCHOR_EVENTS, SHELF_EVENTS, Anchors, Shelf, named_selling_h
                     read_shelf)
 from .suspensions import (NO_RIGHT, SUSPENSION_EVENTS, Breach, SuspensionPeriod, breaches,
                           read_suspensions)
+from .suspicious import payment_problems, repeated_notices
 
 
 @dataclass(frozen=True)
@@ -192,6 +193,8 @@ def _compute(timeline: Timeline, readings: Mapping[str, str],
     prices = ConversionPrices.of(terms.conversion_price, of(*PRICE_EVENTS))
     pays, p_problems = _payments(timeline, terms, holdings, quest, accrual, cutoff, readings,
                                  anchors)
+    # legal, but suspicious (issue 31)
+    p_problems += payment_problems(pays, of(*PAYMENT_EVENTS), terms)
     by_rule = {
         "shelf": tuple(shelf_deadlines(shelf, terms, timeline.opened.id, as_of)),
         "trustee": tuple(trustee_notices(defaults, of(*TRUSTEE_EVENTS), terms, cal, as_of)),
@@ -210,7 +213,8 @@ def _compute(timeline: Timeline, readings: Mapping[str, str],
         majorities(of(*CONSENT_EVENTS), holdings.at(as_of), terms,
                    share_book.restricted(as_of), prices.on(as_of)),
         (*holdings.problems, *shelf.problems, *s_problems, *d_problems, *p_problems,
-         *share_book.problems),
+         *share_book.problems,
+         *repeated_notices(of(*TRUSTEE_EVENTS, "HoldersAdvised"), terms)),
         by_rule, tuple(of(*NOTICE_EVENTS)), cal,
         _amendments(timeline, terms, holdings, share_book, prices))
 
