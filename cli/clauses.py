@@ -17,7 +17,10 @@ Example:
 REF is a clause as the code cites it: `RRA §3(a)(iv)(A)`, `RRA §1 Business Day`, `Letter
 ¶3` (quotes keep it one word; `rra 2b` and `letter 3` are read the same). A rule, an
 interpretation or a figure citing a clause inside REF counts for REF. The contract texts
-ship with the package (ledger/contracts/).
+ship with the package (ledger/contracts/). With --deal, for a deal whose agreement is not
+one of them, REF is a clause as its terms cite it (`Registration Defaults (a)`), stated in
+the agreement's own sentences as its terms quote them; `clause --list --deal DEAL` lists
+them.
 """
 
 
@@ -36,8 +39,14 @@ def clause(ref: tuple[str, ...], list_all: bool, deal: str | None, as_json: bool
     from ledger.errors import UsageError
     from publishing import clauses
 
+    events = own = None
+    if deal is not None:
+        from .analysts import _read
+
+        events = _read(db, deal)
+        own = clauses.own_agreement(events)
     if list_all:
-        rows = clauses.clause_list()
+        rows = clauses.clause_list() if own is None else clauses.deal_clause_list(own)
         if as_json:
             print_json(rows)
             return
@@ -48,18 +57,19 @@ def clause(ref: tuple[str, ...], list_all: bool, deal: str | None, as_json: bool
         raise UsageError("give the clause REF, e.g. \"RRA §2(b)\" (or --list to see them)",
                          field="REF")
     text = " ".join(ref)
-    clauses.resolve(text)                      # an unknown REF fails before any reading
-    report = events = None
+    if own is None:                            # an unknown REF fails before any reading
+        clauses.resolve(text)
+    else:
+        clauses.resolve_in_terms(text, own)
+    report = None
     if deal is not None:
         from publishing import reading
 
-        from .analysts import _read
-
-        events = _read(db, deal)
         report = reading.deal_report(events, as_of=reading.as_of_date(as_of, today()),
                                      known_at=reading.known_at_time(known_at),
                                      interpretations=reading.interpretation_choices(interpret))
-    page = clauses.clause_page(text, report, events or ())
+    page = (clauses.clause_page(text, report, events or ()) if own is None else
+            clauses.deal_clause_page(text, own, report, events or ()))
     if as_json:
         print_json(page)
         return

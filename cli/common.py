@@ -172,6 +172,11 @@ def load_report(db: str, deal: str, as_of: str | None, known_at: str | None,
             from .views import HEADINGS
 
             result[HEADINGS] = deal_headings(events)
+            from publishing.terms import deal_agreement_words
+
+            from .views import AGREEMENT_WORDS
+
+            result[AGREEMENT_WORDS] = deal_agreement_words(events, result)
         return result
 
 

@@ -1,7 +1,8 @@
 """``deal-ledger terms``: a deal's terms for people and editors (``publishing.terms``):
 ``show DEAL`` (in words, each rule with its clause), ``schema`` (JSON Schema), ``check
 FILE`` (every problem with its path and rule; the terms in words when there is none),
-``new --from TEMPLATE`` (a commented starting file)."""
+``new --from TEMPLATE`` (a commented starting file), ``draft AGREEMENT`` (a terms file
+read from an agreement's text, ``publishing.terms_draft``)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from .main import cli
 
 TERMS_HELP = """\b
 Examples:
+  deal-ledger terms draft agreement.txt --explain
+  deal-ledger terms draft agreement.txt --template debentures-rra-2005 --out terms.json
   deal-ledger terms new --from senior-notes-2002 --out terms.json
   deal-ledger terms check terms.json
   deal-ledger init my-notes --terms terms.json
@@ -21,7 +24,8 @@ Examples:
 
 @cli.group(epilog=TERMS_HELP)
 def terms() -> None:
-    """A deal's terms: in words, their schema, a file checked, a file started."""
+    """A deal's terms: in words, their schema, a file checked, a file started or drafted
+    from the agreement's text."""
 
 
 def _rule_lines(rules: list[dict]) -> None:
@@ -120,3 +124,38 @@ def new(template: str, out: str | None) -> None:
     except OSError as err:
         raise UsageError(f"cannot write {out}: {err.strerror}", field="--out") from None
     click.echo(f"wrote {out} (from {template}); check it with: deal-ledger terms check {out}")
+
+
+@terms.command()
+@click.argument("agreement", type=click.Path(dir_okay=False))
+@click.option("--template", default=None, metavar="NAME",
+              help="Fill the terms the text does not give from this template (each listed).")
+@click.option("--out", "out", default=None, type=click.Path(dir_okay=False),
+              help="Write the terms file to this new file (default: standard output).")
+@click.option("--explain", is_flag=True,
+              help="Print term by term the value read, its section and its quotation.")
+@click.option("--cite-as", "cite_as", default="RRA", show_default=True, metavar="NAME",
+              help="How the agreement is named in its numbered sections (RRA §2(a)).")
+@click.option("--json", "as_json", is_flag=True, help="The draft as data.")
+@db_option
+@guarded
+def draft(agreement: str, template: str | None, out: str | None, explain: bool,
+          cite_as: str, as_json: bool, db: str) -> None:
+    """A terms file read from AGREEMENT's text (plain text, or an EDGAR exhibit's HTML):
+    every term found with its section and quotation, every term not found listed as
+    missing (the file fails `terms check` until you fill it in)."""
+    from publishing import terms_draft
+
+    found = terms_draft.draft_agreement(agreement, template=template, cite_as=cite_as)
+    if out is not None:
+        terms_draft.write_draft(found, agreement, out, db)
+    if as_json:
+        print_json(terms_draft.as_data(found, agreement))
+    elif explain:
+        for line in terms_draft.explain_lines(found, agreement):
+            click.echo(line)
+    elif out is None:
+        click.echo(terms_draft.draft_text(found, agreement), nl=False)
+    if out is not None and not as_json:
+        click.echo(f"wrote {out}: {terms_draft.summary(found, agreement)}; check it with: "
+                   f"deal-ledger terms check {out}")

@@ -227,6 +227,8 @@ def headings(result: dict[str, Any]) -> dict[str, str]:
 
 #: where a command puts the deal's headings on a report it shows (never in --json)
 HEADINGS = "_headings"
+#: and the agreement's own sentence for each clause the report cites (issue 35)
+AGREEMENT_WORDS = "_agreement_words"
 
 
 def _short(section: str) -> str:
@@ -615,3 +617,17 @@ def show_report(result: dict[str, Any], out: Any,
     if result["kind"] == REGISTRATION_RIGHTS and result.get("notices"):
         out.print()
         show_notices(result, out)
+    if result.get(AGREEMENT_WORDS):
+        out.print()
+        show_agreement_words(result, out)
+
+
+def show_agreement_words(result: dict[str, Any], out: Any) -> None:
+    """The agreement's own sentence for each clause the report cites (the deal's terms
+    carry it, from the template or from ``terms draft``)."""
+    from rich.markup import escape
+
+    out.print("[bold]The agreement's words[/bold] (each clause this report cites)")
+    for w in result[AGREEMENT_WORDS]:
+        said = " ... ".join(f'"{q}"' for q in w["quotes"])
+        out.print(f"[bold]{escape(w['clause'])}[/bold]: {escape(said)}")

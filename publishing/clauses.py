@@ -294,3 +294,100 @@ def clause_page(text: str, report: Mapping[str, Any] | None = None,
 def clause_list() -> list[dict[str, str]]:
     """``[{clause, statement}]`` of every clause we cite."""
     return [{"clause": ref, "statement": CLAUSES[ref]} for ref in known_refs()]
+
+
+# ---------------------------------------------------------- a deal's own agreement
+
+#: the named readings each rule of a deal's terms touches (by the rule's path in the terms)
+TOUCHES = {"damages": ("default_date", "overlapping_defaults", "rate_clock",
+                       "rate_after_second_anniversary", "conversion_forfeits"),
+           "defaults.unusable": ("default_after_effectiveness_period", "window_breach"),
+           "suspensions": ("window_breach", "window_material_allowance"),
+           "questionnaire": ("questionnaire_deadline", "no_questionnaire_request",
+                             "questionnaire_entitlement_judged_on"),
+           "effectiveness_period": ("registered_securities",)}
+
+
+def own_agreement(events: Iterable[Any]) -> Any:
+    """The terms of a registration rights deal whose agreement is not the one shipped with
+    the package (its clauses are stated by its terms, not by ``CLAUSES``); else ``None``."""
+    from ledger.dealterms import deal_registration_terms
+    from ledger.registration_terms import INFOCROSSING_TEXT
+
+    terms = deal_registration_terms(events)
+    return terms if terms is not None and terms.text != INFOCROSSING_TEXT else None
+
+
+def deal_clauses(terms: Any) -> list[str]:
+    """Every clause the deal's terms cite, one by one, in the agreement's order."""
+    from projections.clauses.deal import rules_in_words
+
+    from .terms import split_sections
+
+    return list(dict.fromkeys(s for r in rules_in_words(terms) if r.section
+                              for s in split_sections(r.section)))
+
+
+def resolve_in_terms(text: str, terms: Any) -> str:
+    """The clause of the deal's terms ``text`` names (as the deal cites it: "Registration
+    Defaults (a)", "RRA §3(a)"); ``UsageError`` naming the closest ones."""
+    wanted = " ".join(text.split())
+    known = deal_clauses(terms)
+    found = next((k for k in known if k.lower() == wanted.lower()), None)
+    if found is None:
+        found = next((k for k in known if covers(wanted, k)), None) and wanted
+    if found is not None:
+        return found
+    close = difflib.get_close_matches(wanted, known, n=3, cutoff=0.5)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    raise UsageError(f"no clause {text!r} in the deal's terms{hint} (see deal-ledger clause "
+                     f"--list --deal DEAL)", field="REF")
+
+
+def deal_clause_page(text: str, terms: Any, report: Mapping[str, Any] | None = None,
+                     events: Iterable[Any] = ()) -> dict[str, Any]:
+    """One clause of a deal's own agreement: the rules of its terms that cite it, in
+    words, the agreement's own sentences for it (the quotations its terms carry, from a
+    template or ``terms draft``), the readings that touch it, and the figures relying on
+    it."""
+    from projections.clauses.deal import rules_in_words
+
+    from .terms import agreement_words, split_sections
+
+    ref = resolve_in_terms(text, terms)
+    rules = [r for r in rules_in_words(terms)
+             if any(covers(ref, s) for s in split_sections(r.section))]
+    quotes = [q for w in agreement_words(terms) if covers(ref, w["clause"])
+              for q in w["quotes"]]
+    touched = dict.fromkeys(n for r in rules for path, names in TOUCHES.items()
+                            if r.path == path or r.path.startswith(path + ".")
+                            for n in names)
+    page = {"clause": ref, "statement": "; ".join(dict.fromkeys(r.words for r in rules)),
+            "rate_tier": None,
+            "contract_text": "\n".join(f'"{q}"' for q in dict.fromkeys(quotes)) or None,
+            "source": "the deal's terms: the agreement's sentences as its template or "
+                      "`terms draft` quoted them",
+            "note": None if quotes else "the deal's terms quote no sentence of this clause",
+            "rules": [{"rule": f"terms.{r.path}", "doc": r.words, "words": r.words,
+                       "cites": split_sections(r.section)} for r in rules],
+            "interpretations": [{"name": n, "clause": ref, "default": REGISTRY[n].default,
+                                 "readings": dict(REGISTRY[n].readings)}
+                                for n in touched if n in REGISTRY]}
+    if report is not None:
+        page["deal"] = report.get("deal")
+        page["as_of"] = report.get("as_of")
+        page["figures"] = figures_for(ref, report, events)
+    return page
+
+
+def deal_clause_list(terms: Any) -> list[dict[str, str]]:
+    """``[{clause, statement}]`` of every clause of the deal's terms."""
+    from projections.clauses.deal import rules_in_words
+
+    from .terms import split_sections
+
+    out: dict[str, list[str]] = {}
+    for r in rules_in_words(terms):
+        for s in split_sections(r.section) if r.section else ():
+            out.setdefault(s, []).append(r.words)
+    return [{"clause": k, "statement": "; ".join(dict.fromkeys(v))} for k, v in out.items()]

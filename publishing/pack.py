@@ -207,10 +207,10 @@ def build_pack(records: Sequence[Mapping[str, Any]], head: Mapping[str, Any], *,
             "known_at": format_timestamp(known_at) if known_at else None,
             "interpretations": in_force, "head": dict(head), "version": version,
             "files": sorted(files), "retracted": sorted(retracted_ids(events))}
-    from .terms import deal_headings
+    from .terms import deal_agreement_words, deal_headings
 
-    files["index.html"] = pack_html.render(report, records, rows, info,
-                                           deal_headings(events)).encode("utf-8")
+    files["index.html"] = pack_html.render(report, records, rows, info, deal_headings(events),
+                                           deal_agreement_words(events, report)).encode("utf-8")
     manifest = {
         "format": FORMAT,
         "deal": report["deal"],

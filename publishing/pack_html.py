@@ -54,10 +54,12 @@ svg{border-color:#888}.status-met,.status-paid{color:#000}
 
 def render(report: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
            rows: Mapping[str, Sequence[Mapping[str, Any]]], info: Mapping[str, Any],
-           headings: Mapping[str, str] | None = None) -> str:
+           headings: Mapping[str, str] | None = None,
+           words: Sequence[Mapping[str, Any]] = ()) -> str:
     """The page: header, timeline, the deal's tables, the events, how to verify;
     ``headings``: the clauses its headings name (``publishing.terms.headings``: the
-    deal's own; the Infocrossing RRA's if not given)."""
+    deal's own; the Infocrossing RRA's if not given); ``words``: the agreement's own
+    sentence for each clause the report cites (``publishing.terms.agreement_words``)."""
     from .terms import INFOCROSSING_HEADINGS
 
     h = headings or INFOCROSSING_HEADINGS
@@ -89,6 +91,7 @@ def render(report: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
     from .pack_obligations import obligations_section
 
     parts.extend(obligations_section(report))
+    parts.extend(_agreement_words(words))
     parts.extend(_interpretations(info["interpretations"], kind))
     parts.extend(_events(records, set(info.get("retracted", ()))))
     parts.extend(_verification(info, records))
@@ -252,6 +255,17 @@ def _not_known(records: Sequence[Mapping[str, Any]], known_at: str | None) -> li
             f"they leave out the {len(later)} event(s) of the deal recorded later, which "
             "are in the events below and in <code>events.jsonl</code>:</p>",
             f"<ul>{items}</ul>"]
+
+
+def _agreement_words(words: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Each clause the report cites, in the agreement's own words (its terms carry them,
+    from a template or from ``terms draft``, issue 35)."""
+    if not words:
+        return []
+    rows = [{"clause": w["clause"], "words": " ... ".join(f"\u201c{q}\u201d" for q in w["quotes"])}
+            for w in words]
+    return ["<h2>The agreement's words</h2>",
+            table(rows, ["clause", "words"], headers={"words": "the agreement's sentence"})]
 
 
 def _interpretations(in_force: Mapping[str, str], kind: str) -> list[str]:

@@ -263,3 +263,74 @@ def deal_headings(events: Iterable[Any]) -> dict[str, str]:
     from ledger.dealterms import deal_registration_terms
 
     return headings(deal_registration_terms(events))
+
+
+# ------------------------------------------------------------ the agreement's own words
+
+
+def split_sections(section: str) -> list[str]:
+    """A citation of several clauses as its clauses: "RRA §2(b), §4(d)" is "RRA §2(b)" and
+    "RRA §4(d)"; "Registration Defaults (a),(b)" is "Registration Defaults (a)" and
+    "Registration Defaults (b)"."""
+    out: list[str] = []
+    pieces = [p.strip() for p in section.split(", ") if p.strip()]
+    prefix = pieces[0].split("§", 1)[0] if pieces and "§" in pieces[0] else ""
+    for piece in pieces:
+        if piece.startswith("§") and prefix:
+            piece = prefix + piece
+        head, *siblings = piece.split(",(")
+        out.append(head)
+        stem = head[:head.rfind("(")] if head.endswith(")") else head
+        out += [f"{stem}({s}" for s in siblings]
+    return out
+
+
+def cited_clauses(report: Any) -> list[str]:
+    """Every clause a report (or an explanation) cites, one by one, in order."""
+    found: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "clause" and isinstance(value, str):
+                    found.extend(split_sections(value))
+                else:
+                    walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(report)
+    return list(dict.fromkeys(found))
+
+
+def agreement_words(terms: Any, cited: Iterable[str] | None = None) -> list[dict[str, Any]]:
+    """The agreement's own sentences for each clause of the deal's terms (the quotations
+    a template or ``terms draft`` put beside its rules), ``[{clause, quotes}]`` in the order
+    of the agreement, a sentence inside another of the same clause said once; with
+    ``cited``, only the clauses cited there."""
+    from projections.clauses.deal import rules_in_words
+
+    wanted = set(cited) if cited is not None else None
+    quotes: dict[str, list[str]] = {}
+    for rule in rules_in_words(terms):
+        if not rule.quote:
+            continue
+        for section in split_sections(rule.section):
+            if wanted is None or section in wanted:
+                quotes.setdefault(section, []).append(rule.quote)
+    out = []
+    for section, said in quotes.items():
+        kept = [q for q in dict.fromkeys(said)
+                if not any(q != other and q in other for other in said)]
+        out.append({"clause": section, "quotes": kept})
+    return out
+
+
+def deal_agreement_words(events: Iterable[Any], report: Any) -> list[dict[str, str]]:
+    """``agreement_words`` of the deal's terms for the clauses its ``report`` cites
+    (``[]`` for a deal of another kind)."""
+    from ledger.dealterms import deal_registration_terms
+
+    terms = deal_registration_terms(events)
+    return [] if terms is None else agreement_words(terms, cited_clauses(report))

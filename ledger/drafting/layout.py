@@ -495,7 +495,8 @@ class Agreement:
 
     def clause(self, pos: int, end: int | None = None) -> tuple[int, int]:
         """The clause around ``pos`` (to ``end``): from the item, ";", ":" or sentence
-        that begins it to the ";", ":" or sentence end that ends it, outside parentheses."""
+        that begins it to the ";", ":", ", then" or sentence end that ends it, outside
+        parentheses."""
         end = pos if end is None else end
         node = self.node_at(pos)
         s0, s1 = self.sentence(pos)
@@ -522,7 +523,7 @@ class Agreement:
                 depth += 1
             elif ch == ")":
                 depth = max(0, depth - 1)
-            elif ch in ";:" and depth == 0:
+            elif depth == 0 and (ch in ";:" or self.text.startswith(", then ", stop)):
                 break
             stop += 1
         while start < stop and self.text[start] in " ,\n":

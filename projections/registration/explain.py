@@ -401,6 +401,18 @@ def _suspension_figure(c: Context) -> dict:
     return generic(c)
 
 
+def _window_figure(c: Context) -> dict:
+    """A figure of one window of the deal's suspension limits (``suspensions.windows[N]``:
+    its limit, the suspended days in it, the most so far, what remains), under the
+    window's own clause; ``_suspension_figure`` reads the two windows of the Infocrossing
+    form by their lengths (``max_90``...), not these (issue 35: ``max_end`` failed it)."""
+    w = c.loc.at(3)
+    key = c.loc.trail[-1][1]
+    return c.node(f"suspensions, {w.get('window')} window, {key.replace('_', ' ')}: "
+                  f"{c.loc.value}", clause=w.get("section") or sections(c).windows,
+                  rule=_limits_rule(sections(c).terms.suspensions))
+
+
 def _limits_rule(s: Any) -> str:
     """The deal's suspension limits in words: "45 days in any 90-day period (60 with a
     material transaction), 90 in any 360-day period (the deal's suspension terms)"."""
@@ -502,6 +514,7 @@ EXPLAINERS: tuple[tuple[tuple[str, ...], bool, Any], ...] = (
     (_S + ("breaches", "[]"), False, _breach),
     (_S + ("trailing_90",), True, _trailing),
     (_S + ("trailing_360",), True, _trailing),
+    (_S + ("windows", "[]"), False, _window_figure),
     (_S, False, _suspension_figure),
     (("deadlines", "[]"), False, _deadline),
     (("majority", "*"), False, _majority),
