@@ -41,8 +41,8 @@ _EXCLUDED = r"(?:Convertible|Senior|Notes?\s+due|Debentures?\s+due|in\s+aggregat
 
 def read(p: Phrases) -> None:
     clause = _clause(p)
-    ladders = _ladders(p, clause)
-    _settle_ladder(p, ladders)
+    ladders, notes = _ladders(p)
+    _settle_ladder(p, ladders, notes)
     _cap(p, ladders)
     _base(p, clause)
     _conversion(p)
@@ -56,7 +56,8 @@ def _clause(p: Phrases) -> tuple[int, int] | None:
     """The clause naming the damages, found as ``damages``; its span."""
     for name in DAMAGES_NAMES:
         d = p.a.definition(name)
-        if d is None or "§1" in d.where and not d.where.endswith(")"):
+        if d is None or p.a.points_elsewhere(name) or "§1" in d.where and \
+                not d.where.endswith(")"):
             continue
         s0, s1 = p.a.clause(d.start, d.end)
         words = p.text[s0:s1]
@@ -129,23 +130,30 @@ def _pieces(p: Phrases, rates: list) -> list[tuple[str, str, str, str]]:
 
 
 def _split(text: str, lo: int, hi: int) -> int:
+    """Where the words between two rates divide: at their last ";", else at the later of
+    their last " and " and last "," ("0.25% from and including the date ..., +0.25% ...")."""
     words = text[lo:hi]
-    for mark in (";", " and ", ", "):
+
+    def last(mark: str) -> int:
         depth, at = 0, -1
         for i, ch in enumerate(words):
             depth += ch == "("
             depth -= ch == ")"
             if depth == 0 and words.startswith(mark, i):
                 at = i
-        if at >= 0:
-            return lo + at + 1
-    return lo
+        return at
+
+    at = last(";")
+    if at < 0:
+        at = max(last(" and "), last(", "))
+    return lo + at + 1 if at >= 0 else lo
 
 
-def _ladders(p: Phrases, clause: tuple[int, int] | None) -> list[list[RateStep]]:
-    """The ladders the text states, each a list of steps; a new ladder starts where a
-    rate applies from the first day of a default again."""
+def _ladders(p: Phrases) -> tuple[list[list[RateStep]], list[str]]:
+    """The ladders the text states, each a list of steps (a new ladder starts where a rate
+    applies from the first day of a default again), and notes on how they were read."""
     ladders: list[list[RateStep]] = []
+    notes: list[str] = []
     length = None                        # the first period's length ("first 90 days")
     rates = _rates(p)
     for (start, end, rate), (lead, trail, section, quote) in zip(rates, _pieces(p, rates)):
@@ -185,12 +193,15 @@ def _ladders(p: Phrases, clause: tuple[int, int] | None) -> list[list[RateStep]]
         else:
             every = _num(n.number, each.group("d") or each.group("d2")) if each else None
             step["after_days"] = length if length is not None else every
+            if length is None and every is not None:
+                notes.append(f"the first period read as {every} days: the text "
+                                      f"counts 'each subsequent {every}-day period'")
             if each and add:
                 step["every_days"] = every
         if step.get("after_days") == 0 or not ladders:
             ladders.append([])
         ladders[-1].append(RateStep(**step))
-    return [ladder for ladder in ladders if ladder]
+    return [ladder for ladder in ladders if ladder], notes
 
 
 def _num(read, text: str) -> int:
@@ -200,7 +211,7 @@ def _num(read, text: str) -> int:
     return value
 
 
-def _settle_ladder(p: Phrases, ladders: list[list[RateStep]]) -> None:
+def _settle_ladder(p: Phrases, ladders: list[list[RateStep]], notes: list[str]) -> None:
     if not ladders:
         return
     first = ladders[0]
@@ -215,8 +226,10 @@ def _settle_ladder(p: Phrases, ladders: list[list[RateStep]]) -> None:
     for i, step in enumerate(first):
         sections = join_sections([ladder[i].section for ladder in ladders])
         steps.append(RateStep(**{**_fields(step), "section": sections}))
+    notes = [*notes, _illustration(p, steps)]
     p.found("damages ladder", steps, join_sections([s.section for s in steps]),
-            "; ".join(dict.fromkeys(s.quote for s in first)), _illustration(p, steps))
+            "; ".join(dict.fromkeys(s.quote for s in first)),
+            "; ".join(dict.fromkeys(x for x in notes if x)) or None)
 
 
 def _illustration(p: Phrases, steps: list[RateStep]) -> str | None:

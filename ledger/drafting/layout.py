@@ -210,6 +210,12 @@ _QUOTED_DEFINITION = re.compile(r'"([^"]{2,80})"\s+(?:means|shall mean|has the m
 _PART = re.compile(r"(EXHIBIT|Exhibit|ANNEX|Annex|SCHEDULE|Schedule)\s+([A-Z0-9]{1,3})")
 
 
+def _section_heading(rest: str) -> re.Match | None:
+    """The heading after a section's number: "Shelf Registration." (alone, or before its
+    first sentence)."""
+    return _HEADING.match(rest) or re.match(r"([^.]{1,60})\.\s*$", rest)
+
+
 class Agreement:
     """An agreement's text, read for its layout (module doc)."""
 
@@ -228,7 +234,8 @@ class Agreement:
         offset = 0
         part = "body"
         section: Node | None = None
-        numbered = any(self._section_number(p.text) == 1 for p in paras)
+        numbered = any(self._section_number(p.text) is not None and _section_heading(
+            p.text[_SECTION.match(p.text).end():]) for p in paras)
         self.numbered = numbered
         part = "preamble" if numbered else "body"
         last_number = 0
@@ -247,12 +254,13 @@ class Agreement:
                 stack = []
                 continue
             number = self._section_number(para.text)
-            if numbered and part in ("preamble", "body") and number == last_number + 1:
+            if numbered and part in ("preamble", "body") and number is not None and (
+                    number == last_number + 1 or not last_number):
                 last_number = number
                 part = "body"
                 head = _SECTION.match(para.text)
                 rest = para.text[head.end():]
-                heading = _HEADING.match(rest) or re.match(r"([^.]{1,60})\.\s*$", rest)
+                heading = _section_heading(rest)
                 body = head.end() + (heading.end() if heading else 0)
                 section = Node((str(number),), ("arabic",), start, end, start + body,
                                heading=heading.group(1) if heading else None, part=part,
@@ -557,6 +565,18 @@ class Agreement:
                     pointers.add(term.lower())
                 out.setdefault(term.lower(), Definition(term, node.start, node.end,
                                                         self.cite(node)))
+        for m in _QUOTED_DEFINITION.finditer(self.text):
+            term = m.group(1)
+            if term.lower() in out and term.lower() not in pointers:
+                continue
+            node = self.node_at(m.start())
+            if node.kinds[-1:] == ("term",) and node.start == m.start():
+                continue
+            where = (f"definition of {term}" if not self.numbered else
+                     f"{self.cite(node)} {term}" if (node.heading or "").lower().startswith(
+                         "defin") else self.section(m.start()))
+            out[term.lower()] = Definition(term, m.start(), self.sentence(m.start())[1],
+                                           where)
         for m in re.finditer(r'\((?:(?:[^()"]|\([^()]*\)){0,160}?,\s*)?(?:the|a|an)?\s*'
                              r'"([^"]{2,80})"\)', self.text):
             term = title_case(m.group(1))
@@ -570,6 +590,14 @@ class Agreement:
 
     def definition(self, term: str) -> Definition | None:
         return self.definitions.get(term.lower())
+
+    def points_elsewhere(self, term: str) -> bool:
+        """``term``'s only definition points to another place ("has the meaning set
+        forth in Section 3 hereof")."""
+        d = self.definition(term)
+        return d is not None and bool(re.match(
+            r'"?[^:."]*"?[:.]?\s*(?:As defined in|has the meaning|have the meaning|shall '
+            r'have the meaning)', self.text[d.start:d.end]))
 
     def definition_text(self, term: str) -> str | None:
         """The words defining ``term`` in a definitions section, the term itself left out."""

@@ -101,8 +101,8 @@ def _dates(p: Phrases) -> None:
 
 # --------------------------------------------------------------------- deadlines
 
-_DEADLINE = (rf"{_LEAD}\s+(?:the\s+date\s+that\s+is\s+)?(?:{DAYS}|{NTH_DAY})\s+"
-             rf"(?:after|following|from|of)\s+{ANCHOR}")
+_DEADLINE = (rf"(?:{_LEAD}\s+(?:the\s+date\s+that\s+is\s+)?|(?<=filed\s))(?:{DAYS}|{NTH_DAY})"
+             rf"\s+(?:after|following|from|of)\s+{ANCHOR}")
 
 
 def _deadlines(p: Phrases) -> None:
@@ -180,12 +180,15 @@ def _which(p: Phrases, start: int, end: int) -> str | None:
     for m in re.finditer(r"\b(?P<f>file[ds]?|filing)\b|\b(?P<e>effective(?:ness)?)\b", words,
                          re.I):
         at = c0 + m.start()
-        distance = start - at if at < start else at - end
-        if at >= start and at < end:
+        if start <= at < end:
             continue
         kind = "filing deadline" if m.group("f") else "effectiveness deadline"
-        if best is None or distance < best[0]:
-            best = (distance, kind)
+        # the verb the phrase qualifies: before it with no comma between ("filed 90 days
+        # after ..."), else the nearest ("within 90 days after the Issue Date, file ...")
+        tied = at < start and "," not in p.text[at:start]
+        rank = (0 if tied else 1, start - at if at < start else at - end)
+        if best is None or rank < best[0]:
+            best = (rank, kind)
     return best[1] if best else None
 
 
