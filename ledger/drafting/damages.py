@@ -228,7 +228,7 @@ def _settle_ladder(p: Phrases, ladders: list[list[RateStep]], notes: list[str]) 
         steps.append(RateStep(**{**_fields(step), "section": sections}))
     notes = [*notes, _illustration(p, steps)]
     p.found("damages ladder", steps, join_sections([s.section for s in steps]),
-            "; ".join(dict.fromkeys(s.quote for s in first)),
+            " ... ".join(dict.fromkeys(s.quote for s in first)),
             "; ".join(dict.fromkeys(x for x in notes if x)) or None)
 
 

@@ -60,13 +60,14 @@ def _questionnaire(p: Phrases) -> None:
         if len(quote) > 400:
             section, quote = p.clause(m.start(), m.end())
         exhibit = p.a.node_at(m.start()).part.startswith("Exhibit")
-        if exhibit and "date" in (m.group("ounit") or "").lower():
-            quote += " [\"date\": read as a calendar day]"
+        note = (f"'the {m.group('o')} date following': read as a calendar day"
+                if (m.group("ounit") or "").lower() == "date" else None)
         (form if exhibit else agreement).append(_found("questionnaire deadline", days,
-                                                        section, quote))
+                                                        section, quote, note))
     p.settle("questionnaire deadline", agreement)
     for f in form:
-        p.out.found.append(_found("questionnaire form deadline", f.value, f.section, f.quote))
+        p.out.found.append(_found("questionnaire form deadline", f.value, f.section, f.quote,
+                                  f.note))
         break
     m = next(iter(p.finditer(rf"receipt\s+of\s+a\s+completed\s+Questionnaire[^.]*?within\s+"
                              rf"{DAYS}\s+of\s+receipt")), None)

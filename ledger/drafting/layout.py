@@ -157,6 +157,15 @@ def _first_kind(label: str) -> str | None:
     return None
 
 
+def _has_successor(rest: str, label: str, kind: str) -> bool:
+    """Whether the label after ``label`` in its list (``(b)`` after ``(a)``, ``(ii)``
+    after ``(i)``) comes later in ``rest``."""
+    for m in re.finditer(_LABEL, rest):
+        if _continues(m.group(0), kind, label):
+            return True
+    return False
+
+
 def _continues(label: str, kind: str, previous: str) -> bool:
     return kind in _kinds(label) and _ordinal(label, kind) == _ordinal(previous, kind) + 1
 
@@ -401,8 +410,8 @@ class Agreement:
             if placed:
                 continue
             first = _first_kind(label)
-            if first is None:
-                continue
+            if first is None or not _has_successor(text[m.end():], label, first):
+                continue                 # a list has a second item: "(i)" alone is a reference
             if first == "xyz" or not open_:
                 open_ = []
                 parent = owner

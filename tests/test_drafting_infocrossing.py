@@ -1,0 +1,226 @@
+"""``terms draft`` on the Infocrossing RRA (issue 35): the draft equals the template's terms,
+every term found with the section the template (written by hand from the text) gives it.
+
+The text is ``ledger/contracts/registration-rights-agreement-2004-06-30.txt``, byte for byte
+the one in ``/work/shared/contracts/`` (checked below when that folder is there).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ledger.drafting.layout import flat, plain_text
+from ledger.drafting.schema import draft
+from ledger.terms import dump, registration_terms, template
+
+ROOT = Path(__file__).resolve().parent.parent
+RRA = ROOT / "ledger" / "contracts" / "registration-rights-agreement-2004-06-30.txt"
+SHARED = Path("/work/shared/contracts/registration-rights-agreement-2004-06-30.txt")
+TEXT = RRA.read_text(encoding="utf-8")
+NAME = "infocrossing-rra-2004"
+
+#: what the RRA does not state, and why (read by hand): the maturity day and the Interest
+#: Payment Dates are the Indenture's ("INTEREST PAYMENT DATE: As defined in the
+#: Indenture."; the preamble says only "Notes due 2024"), and no conversion price, record
+#: date, business-day roll or day count is in the RRA
+NOT_IN_THE_RRA = ["maturity", "conversion_price", "payment.interest_payment_dates",
+                  "payment.first_interest_payment_date", "payment.record_dates",
+                  "payment.roll", "payment.day_count"]
+
+#: every term the RRA states, the section it is in and the words that state its value
+#: (read by hand from the text)
+SECTIONS = {
+    "closing_date": ("RRA §1 Closing Date", "CLOSING DATE: The date of this Agreement."),
+    "filing": ("RRA §2(a)(i)", "not later than 15 days after the date hereof"),
+    "effectiveness": ("RRA §2(a)(ii)", "not later than 120 days after the date hereof"),
+    "effectiveness_period": ("RRA §2(a)(iii)", "terminate upon the earliest of"),
+    "transfer_restricted": ("RRA §1 Transfer Restricted Securities",
+                            "disposed of in accordance with the Shelf Registration Statement"),
+    "defaults.filing": ("RRA §3(a)(i)", "is not filed with the Commission prior to or on the "
+                                        "Shelf Filing Deadline"),
+    "defaults.effectiveness": ("RRA §3(a)(ii)", "has not been declared effective by the "
+                                                "Commission prior to or on the Effectiveness "
+                                                "Target Date"),
+    "defaults.unusable": ("RRA §3(a)(iii)", "without such disability being cured within five "
+                                            "Business Days"),
+    "defaults.suspension": ("RRA §3(a)(iv)(A)", "prior to or on the 45th or 60th day"),
+    "damages": ("RRA §3(a)", 'additional interest ("ADDITIONAL INTEREST") with respect to '
+                             "the Transfer Restricted Securities that are Notes"),
+    "damages.steps": ("RRA §3(a)(i),(ii),(iii),(iv)", "0.25% per annum"),
+    "damages.cap": ("RRA §3(a)(iv)", "increase annually by 2.00 percentage points on each "
+                                     "anniversary"),
+    "damages.base": ("RRA §3(a)", "Transfer Restricted Securities that are Notes"),
+    "damages.conversion_shares": ("RRA §3(a)", "No Additional Interest shall be payable on "
+                                               "any Notes that have been converted"),
+    "payment": ("RRA §3(b)", "payable in cash semi-annually in arrears"),
+    "payment.paid_to": ("RRA §3(b)", "to Record Holders of Transfer Restricted Securities"),
+    "payment.paid_in": ("RRA §3(b)", "payable in cash"),
+    "suspensions": ("RRA §4(b)(i)", "not to exceed an aggregate of 45 days in any 90-day "
+                                    "period"),
+    "suspensions.single": ("RRA §3(a)(iv)(A)", "the 45th or 60th day, as the case may be"),
+    "suspensions.windows": ("RRA §4(b)(i)", "not to exceed an aggregate of 90 days in any "
+                                            "360-day period"),
+    "suspensions.max_periods": ("RRA §4(b)(i)", "may suspend the effectiveness"),
+    "questionnaire.deadline": ("RRA §2(b), §4(d)", "the 20th Business Day after the date of "
+                                                   "a written request"),
+    "questionnaire.form_deadline": ("RRA Exhibit A", "THE 20TH DATE FOLLOWING DELIVERY"),
+    "questionnaire.late_amendment": ("RRA §2(b), §4(d)", "within 10 Business Days of "
+                                                         "receipt"),
+    "trustee_notice": ("RRA §3(b)", "notify the Trustee within two Business Days"),
+    "advise_holders": ("RRA §4(b)(iii)", "(but in any event within five Business Days)"),
+    "notices": ("RRA §10(E)", "five Business Days after being deposited in the mail"),
+    "amendments": ("RRA §10(D)", "written consent of a Majority of Holders"),
+    "amendments.majority": ("RRA §1 Majority of Holders", "Holders holding over 50% in "
+                                                          "aggregate principal amount"),
+    "citations.record_dates": ("RRA §1 Record Holder", "RECORD HOLDER: With respect to any "
+                                                       "Additional Interest Payment Date"),
+    "citations.business_day": ("RRA §1 Business Day", "BUSINESS DAY: A day other than a "
+                                                      "Saturday or Sunday"),
+    "citations.suspension_notice": ("RRA §4(c)", '(a "SUSPENSION NOTICE")'),
+}
+
+
+def _without_quotes(value):
+    """Terms with every quotation left out (a quotation is the text's own words; the
+    template's are cut by hand with "..." where the draft quotes the whole clause)."""
+    if isinstance(value, dict):
+        return {k: _without_quotes(v) for k, v in value.items() if k != "quote"}
+    if isinstance(value, list):
+        return [_without_quotes(v) for v in value]
+    return value
+
+
+def _normal(terms):
+    """Terms as the ledger stores them (validated, defaults left out), quotes dropped."""
+    return _without_quotes(dump(registration_terms(terms)))
+
+
+@pytest.fixture(scope="module")
+def alone():
+    return draft(TEXT, file_name=RRA.name)
+
+
+@pytest.fixture(scope="module")
+def filled():
+    return draft(TEXT, template=NAME, file_name=RRA.name)
+
+
+def test_the_shipped_text_is_the_shared_contract():
+    if not SHARED.exists():
+        pytest.skip("/work/shared/contracts is not on this machine")
+    assert SHARED.read_bytes() == RRA.read_bytes()
+
+
+def test_the_draft_with_the_template_for_what_the_rra_does_not_state_is_the_template(filled):
+    """The template was written by hand from the same text: with the seven terms the
+    RRA leaves to the Indenture taken from it, the draft is the template, term for term
+    and section for section (only the quotations differ in length)."""
+    assert [t.path for t in filled.filled] == NOT_IN_THE_RRA
+    assert filled.still_missing() == []
+    assert _normal(filled.terms) == _normal(template(NAME)["terms"])
+
+
+def test_alone_the_draft_finds_every_term_the_rra_states_and_lists_the_rest(alone):
+    assert [m.path for m in alone.missing] == NOT_IN_THE_RRA
+    assert alone.still_missing() == ["terms." + p for p in NOT_IN_THE_RRA]
+    by_path = {t.path: t for t in alone.found}
+    assert set(by_path) == set(SECTIONS)
+    for path, (section, words) in SECTIONS.items():
+        assert by_path[path].section == section, path
+        assert words in by_path[path].quote, path
+
+
+def test_every_quotation_is_the_agreement_s_own_words(alone):
+    """Word for word (a term stated in several places quotes each, joined by " ... ")."""
+    text = flat(plain_text(TEXT))
+    for t in alone.found:
+        for piece in t.quote.split(" ... "):
+            assert flat(piece) in text, t.path
+    for window in alone.terms["suspensions"]["windows"]:
+        assert flat(window["quote"]) in text
+
+
+def test_the_values_read_are_those_of_the_text(alone):
+    """Each worked out by hand from the sentence it comes from."""
+    t = alone.terms
+    # §2(a)(i) "not later than 15 days after the date hereof": 15 calendar days, no roll
+    assert t["filing"] | {"quote": None} == {
+        "anchor": "date_hereof", "count": 15, "unit": "calendar", "roll": "none",
+        "section": "RRA §2(a)(i)", "quote": None}
+    # §2(a)(ii) "not later than 120 days after the date hereof"
+    assert (t["effectiveness"]["count"], t["effectiveness"]["anchor"]) == (120, "date_hereof")
+    # §1 "CLOSING DATE: The date of this Agreement"; preamble "dated as of June 30, 2004"
+    assert t["closing_date"] == "2004-06-30" and "agreement_date" not in t
+    # §3(a): (i) 0.25% for the first 90-day period; (ii) 1.00% from the 91st day; (iii)
+    # 3.00% from the second anniversary; (iv) +2.00 points each anniversary from the third
+    # (the text's illustration: 3.00 + 2.00 x 3 = 9.00% on the fifth anniversary)
+    assert [{k: v for k, v in s.items() if k not in ("section", "quote")}
+            for s in t["damages"]["steps"]] == [
+        {"after_days": 0, "set": "0.25"}, {"after_days": 90, "set": "1.00"},
+        {"anniversary": 2, "set": "3.00"}, {"anniversary": 3, "every_year": True, "add": "2.00"}]
+    steps = next(f for f in alone.found if f.path == "damages.steps")
+    assert "illustration agrees: 9.00% on the fifth anniversary" in steps.note
+    # §3(a)(iii) "cured within five Business Days", "except as provided in Section
+    # 4(b)(i)" (the right to suspend)
+    assert t["defaults"]["unusable"]["cure"] == {"count": 5, "unit": "business"}
+    assert t["defaults"]["unusable"]["excused"] == ["suspension"]
+    # §4(b)(i): 45 days in any 90-day period (60 for a material transaction), 90 in any
+    # 360-day period; §3(a)(iv)(B) makes the second's excess a default of its own
+    windows = [{k: v for k, v in w.items() if k not in ("section", "quote")}
+               for w in t["suspensions"]["windows"]]
+    assert windows[0] == {"days": 45, "material_days": 60, "in_days": 90, "default": None}
+    assert windows[1]["days"] == 90 and windows[1]["in_days"] == 360
+    assert windows[1]["default"]["label"] == "(iv)(B)"
+    # §10(E): hand on delivery; mail five Business Days after; telex and fax when
+    # acknowledged; courier the next Business Day
+    assert t["notices"]["methods"] == [
+        {"method": "hand", "deemed": "on_delivery"},
+        {"method": "mail", "deemed": "business_days_after", "count": 5},
+        {"method": "telex", "deemed": "when_acknowledged"},
+        {"method": "fax", "deemed": "when_acknowledged"},
+        {"method": "courier", "deemed": "next_business_day"}]
+    # §1 Majority of Holders "over 50%"; its proviso counts Conversion Shares
+    assert t["amendments"]["majority"]["more_than"] == "0.5"
+    assert t["amendments"]["majority"]["conversion_shares"] is True
+    assert alone.shipped_text == RRA.name and t["text"] == RRA.name
+
+
+def test_the_sentences_the_ledger_reads_two_ways_are_named(alone):
+    """Each named reading whose sentence is in the RRA (projections.interpretations): the
+    draft names it and its values, and pins none."""
+    assert {r.name for r in alone.readings} == {
+        "default_date", "rate_clock", "overlapping_defaults", "rate_after_second_anniversary",
+        "conversion_forfeits", "no_questionnaire_request",
+        "questionnaire_entitlement_judged_on", "questionnaire_deadline", "window_breach",
+        "window_material_allowance", "registered_securities",
+        "default_after_effectiveness_period"}
+    deadline = next(r for r in alone.readings if r.name == "questionnaire_deadline")
+    assert deadline.values == ("questionnaire_form", "section_2b_business_days")
+    assert "readings" not in alone.terms
+
+
+@pytest.mark.parametrize("old, new, path, value", [
+    # §2(a)(i) changed to 30 days: the filing deadline is 30 days
+    ("not later than 15 days after the date hereof", "not later than 30 days after the date "
+     "hereof", "filing.count", 30),
+    # §3(a) rate (i) changed to 0.35%
+    ("Registration Default shall have occurred, 0.25% per annum",
+     "Registration Default shall have occurred, 0.35% per annum", "damages.steps.0.set", "0.35"),
+    # §3(a)(iii) changed to ten Business Days
+    ("cured within\n     five Business Days", "cured within\n     ten Business Days",
+     "defaults.unusable.cure.count", 10),
+    # §4(b)(i) changed to 30 days in any 90-day period
+    ("an aggregate of 45 days in\n     any 90-day period", "an aggregate of 30 days in\n     "
+     "any 90-day period", "suspensions.windows.0.days", 30),
+    # §3(b) changed to three Business Days
+    ("within two Business Days after each", "within three Business Days after each",
+     "trustee_notice.within.count", 3),
+])
+def test_a_sentence_changed_to_another_number_gives_that_number(old, new, path, value):
+    assert TEXT.count(old) == 1
+    found = draft(TEXT.replace(old, new)).terms
+    for key in path.split("."):
+        found = found[int(key)] if key.isdigit() else found[key]
+    assert found == value
