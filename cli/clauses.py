@@ -100,7 +100,13 @@ def show_page(page: dict) -> None:
     if page.get("note"):
         out.print(f"[dim]{escape(page['note'])}[/dim]")
     if page["contract_text"]:
-        click.echo(page["contract_text"])   # as printed: its lines fit 80 columns
+        for line in page["contract_text"].split("\n"):
+            # the shipped texts' lines fit 80 columns, as printed; a sentence a deal's
+            # terms quote is one line, wrapped here
+            if len(line) > out.width:
+                hanging(out, "", line)
+            else:
+                click.echo(line)
     # in the contract's language (issue 31, item 14): what each rule does, in its own
     # words (the functions' names are in --json), each entry's lines indented under it
     out.print(f"\n[bold]Rules that implement it[/bold] ({len(page['rules'])}):")
