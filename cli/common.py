@@ -150,10 +150,13 @@ def today():
 
 
 def load_report(db: str, deal: str, as_of: str | None, known_at: str | None,
-                interpret: tuple[str, ...], *, headings: bool = False) -> dict[str, Any]:
+                interpret: tuple[str, ...], *, headings: bool = False,
+                words: bool = False) -> dict[str, Any]:
     """Parse the report options, read the deal and compute its SPEC §7 report; with
     ``headings``, for the readable views only, the clauses their headings name from the
-    deal's terms (``cli.views.HEADINGS``; never in ``--json``)."""
+    deal's terms (``cli.views.HEADINGS``; never in ``--json``); with ``words``, the
+    agreement's own sentence for each clause the report cites (``cli.views.AGREEMENT_WORDS``,
+    for the readable ``report``)."""
     from publishing import reading
 
     day = reading.as_of_date(as_of, today())
@@ -172,6 +175,7 @@ def load_report(db: str, deal: str, as_of: str | None, known_at: str | None,
             from .views import HEADINGS
 
             result[HEADINGS] = deal_headings(events)
+        if words:
             from publishing.terms import deal_agreement_words
 
             from .views import AGREEMENT_WORDS

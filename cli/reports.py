@@ -93,7 +93,8 @@ def report(deal: str, as_json: bool, db: str, as_of: str | None, known_at: str |
            interpret: tuple[str, ...]) -> None:
     """The report of DEAL as of a date, as known at a time: every view of its kind, or
     the whole object with --json (each view's command has --csv)."""
-    result = load_report(db, deal, as_of, known_at, interpret, headings=not as_json)
+    result = load_report(db, deal, as_of, known_at, interpret, headings=not as_json,
+                         words=not as_json)
     if as_json:
         print_json(result)
         return

@@ -262,8 +262,8 @@ def _agreement_words(words: Sequence[Mapping[str, Any]]) -> list[str]:
     from a template or from ``terms draft``, issue 35)."""
     if not words:
         return []
-    rows = [{"clause": w["clause"], "words": " ... ".join(f"\u201c{q}\u201d" for q in w["quotes"])}
-            for w in words]
+    rows = [{"clause": w["clause"],
+             "words": " ... ".join(f"\u201c{q}\u201d" for q in w["quotes"])} for w in words]
     return ["<h2>The agreement's words</h2>",
             table(rows, ["clause", "words"], headers={"words": "the agreement's sentence"})]
 

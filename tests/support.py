@@ -67,3 +67,13 @@ def texts_as_once_accepted():
     import ledger.values as values
 
     return mock.patch.object(values, "_control_characters", lambda text: None)
+
+
+def without_places(value: Any) -> Any:
+    """Terms (or a part of them) without their sections and quotations: the values alone,
+    as a test of ``terms draft`` compares them."""
+    if isinstance(value, dict):
+        return {k: without_places(v) for k, v in value.items() if k not in ("section", "quote")}
+    if isinstance(value, list):
+        return [without_places(v) for v in value]
+    return value

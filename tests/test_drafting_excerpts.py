@@ -17,6 +17,7 @@ import pytest
 
 from ledger.drafting.layout import flat, plain_text
 from ledger.drafting.schema import draft
+from tests.support import without_places
 
 DATA = Path(__file__).resolve().parent / "data" / "agreements"
 SHARED = Path("/work/shared/agreements")
@@ -43,13 +44,6 @@ def _opening(start: str, end: str | None) -> str:
     return text[at:text.index(end, at)] if end else text[at:]
 
 
-def _plain(value):
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items() if k not in ("section", "quote")}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
-
 
 def _check(d, text: str, found: dict, missing: set[str]) -> None:
     """``found``: path -> (value without sections and quotes, section, words the
@@ -59,7 +53,7 @@ def _check(d, text: str, found: dict, missing: set[str]) -> None:
     for path, (value, section, words) in found.items():
         t = by_path[path]
         if value is not ...:
-            assert _plain(t.value) == value, path
+            assert without_places(t.value) == value, path
         assert t.section == section, path
         assert words in t.quote, path
         for piece in t.quote.split(" ... "):

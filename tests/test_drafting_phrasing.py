@@ -13,6 +13,7 @@ import pytest
 from ledger.drafting import numbers as n
 from ledger.drafting.layout import Agreement
 from ledger.drafting.schema import draft
+from tests.support import without_places
 
 SHELF = "2. Shelf Registration.\n\n(a) The Company shall "
 DAMAGES = "3. Liquidated Damages.\n\n(a) "
@@ -25,13 +26,6 @@ def _at(terms, path):
         terms = terms[int(key)] if key.isdigit() else terms[key]
     return terms
 
-
-def _bare(value):
-    if isinstance(value, dict):
-        return {k: _bare(v) for k, v in value.items() if k not in ("section", "quote")}
-    if isinstance(value, list):
-        return [_bare(v) for v in value]
-    return value
 
 
 @pytest.mark.parametrize("text, path, value", [
@@ -65,7 +59,7 @@ def _bare(value):
      "Closing Date.", "filing.unit", "business"),
 ])
 def test_deadlines(text, path, value):
-    assert _bare(_at(draft(text).terms, path)) == value
+    assert without_places(_at(draft(text).terms, path)) == value
 
 
 def test_words_and_figures_that_differ_are_two_readings_left_to_a_person():
@@ -99,7 +93,7 @@ def test_words_and_figures_that_differ_are_two_readings_left_to_a_person():
 ])
 def test_rates_in_words_and_figures(sentence, steps, cap):
     d = draft(DAMAGES + sentence)
-    assert _bare(d.terms["damages"]["steps"]) == steps
+    assert without_places(d.terms["damages"]["steps"]) == steps
     if cap is ...:   # a ladder that ends flat and states no maximum: left to a person
         assert "cap" not in d.terms["damages"]
         assert "damages.cap" in [m.path for m in d.missing]
@@ -123,7 +117,7 @@ def test_rates_in_words_and_figures(sentence, steps, cap):
 def test_windows_of_the_right_to_suspend(limit, window):
     d = draft(SUSPEND + f'for a period {limit} (each, a "Deferral Period").')
     [found] = d.terms["suspensions"]["windows"]
-    assert {k: v for k, v in _bare(found).items() if k in window or k.startswith("in_")} \
+    assert {k: v for k, v in without_places(found).items() if k in window or k.startswith("in_")} \
         == window
 
 
@@ -146,7 +140,7 @@ def test_limits_on_one_period_and_on_the_number_of_periods():
                         'single deferral over 30 consecutive days. The Company may extend '
                         'a Deferral Period from 45 days to 60 days during any 90-day period '
                         'for a material business transaction.')
-    s = _bare(d.terms["suspensions"])
+    s = without_places(d.terms["suspensions"])
     assert s["windows"] == [{"days": 45, "material_days": 60, "in_days": 90, "default": None},
                             {"days": 90, "material_days": None, "in_days": 360,
                              "default": None}]
@@ -180,7 +174,7 @@ def test_a_right_to_suspend_that_states_no_other_limit_has_none():
       "record_dates": ["06-01", "12-01"], "roll": "following", "paid_to": "record_holders"}),
 ])
 def test_payment_terms(sentence, path, value):
-    found = _bare(_at(draft(PAY + sentence).terms, path))
+    found = without_places(_at(draft(PAY + sentence).terms, path))
     if isinstance(value, dict):
         found = {k: found[k] for k in value}
     assert found == value

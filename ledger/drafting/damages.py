@@ -36,7 +36,8 @@ from .findings import Phrases, RateStep, join_sections
 DAMAGES_NAMES = ("Additional Interest", "Liquidated Damages", "Registration Default Damages",
                  "Special Interest", "Additional Amounts", "Registration Delay Payments")
 _PER_ANNUM = r"(?:\s+per\s+annum|\s+a\s+year)"
-_EXCLUDED = r"(?:Convertible|Senior|Notes?\s+due|Debentures?\s+due|in\s+aggregate\s+principal|or\s+more)"
+_EXCLUDED = (r"(?:Convertible|Senior|Notes?\s+due|Debentures?\s+due|in\s+aggregate\s+principal|"
+             r"or\s+more)")
 
 
 def read(p: Phrases) -> None:
@@ -380,8 +381,9 @@ def _payment_dates(p: Phrases) -> None:
                 and refers.group(1).lower() != term.lower():
             continue
         if re.search(r"defined\s+in\s+the\s+Indenture", words, re.I):
-            p.unread("payment dates", f"the text defers to the Indenture: \"{p.a.quote(d.start, d.end)}\"",
-                     d.where, p.a.quote(d.start, d.end))
+            words = p.a.quote(d.start, d.end)
+            p.unread("payment dates", f"the text defers to the Indenture: \"{words}\"",
+                     d.where, words)
             return
     for m in p.finditer(rf"(?:payable|paid)\s+(?:semi-?annually\s+)?(?:in\s+arrears\s+)?on\s+"
                         rf"(?:each\s+)?(?P<a>{n.MONTH_DAY})\s+and\s+(?P<b>{n.MONTH_DAY})"):

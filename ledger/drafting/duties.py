@@ -25,7 +25,7 @@ import re
 from decimal import Decimal
 
 from . import numbers as n
-from .findings import DAYS, NTH_DAY, Majority, NoticeMethod, Phrases
+from .findings import DAYS, NTH_DAY, Found, Majority, NoticeMethod, Phrases
 
 _BY = (r"(?:prior\s+to\s+or\s+on|on\s+or\s+(?:prior\s+to|before)|within|not\s+later\s+than|"
        r"no\s+later\s+than|by)")
@@ -62,11 +62,11 @@ def _questionnaire(p: Phrases) -> None:
         exhibit = p.a.node_at(m.start()).part.startswith("Exhibit")
         note = (f"'the {m.group('o')} date following': read as a calendar day"
                 if (m.group("ounit") or "").lower() == "date" else None)
-        (form if exhibit else agreement).append(_found("questionnaire deadline", days,
+        (form if exhibit else agreement).append(Found("questionnaire deadline", days,
                                                         section, quote, note))
     p.settle("questionnaire deadline", agreement)
     for f in form:
-        p.out.found.append(_found("questionnaire form deadline", f.value, f.section, f.quote,
+        p.out.found.append(Found("questionnaire form deadline", f.value, f.section, f.quote,
                                   f.note))
         break
     m = next(iter(p.finditer(rf"receipt\s+of\s+a\s+completed\s+Questionnaire[^.]*?within\s+"
@@ -84,16 +84,10 @@ def _questionnaire(p: Phrases) -> None:
                 amount = Decimal(floor.group("x")) * {"million": 1000000, "thousand": 1000,
                                                      None: 1}[(floor.group("u") or "").lower()
                                                               or None]
-            candidates.append(_found("late questionnaire amendment",
+            candidates.append(Found("late questionnaire amendment",
                                      (p.days(again), amount), p.a.section(again.start()),
                                      p.a.quote(s0, s1)))
         p.settle("late questionnaire amendment", candidates)
-
-
-def _found(term, value, section, quote, note=None):
-    from .findings import Found
-
-    return Found(term, value, section, quote, note)
 
 
 def _duty(p: Phrases, term: str, pattern: str) -> None:

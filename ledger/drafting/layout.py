@@ -30,15 +30,8 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from .labels import LABEL, continues, first_kind, has_successor, kinds
 
-
-def _roman(n: int) -> str:
-    tens, units = divmod(n, 10)
-    return "x" * tens + ("", "i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix")[units]
-
-
-_ROMAN = {_roman(n): n for n in range(1, 40)}
-_LABEL = r"\((?:[ivxlIVXL]{1,5}|[a-zA-Z]|\d{1,2})\)"
 #: words after which a label is a reference to a clause, not an item of a list
 _REFERENCE_WORDS = {"section", "sections", "clause", "clauses", "paragraph", "paragraphs",
                     "subsection", "subsections", "subparagraph", "rule", "item", "items",
@@ -114,62 +107,6 @@ def title_case(term: str) -> str:
                     for i, w in enumerate(words))
 
 
-# ----------------------------------------------------------------------- labels
-
-
-def _kinds(label: str) -> list[str]:
-    """The sequences a label may belong to, the likelier first."""
-    inner = label.strip("()")
-    if inner.isdigit():
-        return ["arabic"]
-    out = []
-    if inner in ("x", "y", "z"):
-        out.append("xyz")
-    if inner.islower():
-        if inner in _ROMAN:
-            out.append("roman")
-        if len(inner) == 1:
-            out.append("lower")
-    else:
-        if inner.lower() in _ROMAN:
-            out.append("ROMAN")
-        if len(inner) == 1:
-            out.append("upper")
-    return out
-
-
-def _ordinal(label: str, kind: str) -> int:
-    inner = label.strip("()")
-    if kind == "arabic":
-        return int(inner)
-    if kind in ("roman", "ROMAN"):
-        return _ROMAN[inner.lower()]
-    if kind == "xyz":
-        return "xyz".index(inner) + 1
-    return ord(inner.lower()) - ord("a") + 1
-
-
-def _first_kind(label: str) -> str | None:
-    """The kind of list ``label`` starts, if it is a first label."""
-    for kind in _kinds(label):
-        if _ordinal(label, kind) == 1:
-            return kind
-    return None
-
-
-def _has_successor(rest: str, label: str, kind: str) -> bool:
-    """Whether the label after ``label`` in its list (``(b)`` after ``(a)``, ``(ii)``
-    after ``(i)``) comes later in ``rest``."""
-    for m in re.finditer(_LABEL, rest):
-        if _continues(m.group(0), kind, label):
-            return True
-    return False
-
-
-def _continues(label: str, kind: str, previous: str) -> bool:
-    return kind in _kinds(label) and _ordinal(label, kind) == _ordinal(previous, kind) + 1
-
-
 # --------------------------------------------------------------------- paragraphs
 
 
@@ -197,7 +134,7 @@ def _paragraphs(text: str) -> list[_Para]:
         if not line.strip():
             close()
             continue
-        if lines and re.match(rf"\s*{_LABEL}\s", line) and re.search(r"[:;]\s*$", lines[-1]):
+        if lines and re.match(rf"\s*{LABEL}\s", line) and re.search(r"[:;]\s*$", lines[-1]):
             close()
         lines.append(line)
     close()
@@ -279,7 +216,7 @@ class Agreement:
                 self._inline(section, start, para.text)
                 continue
             parent_top = section or self.root
-            label = re.match(rf"({_LABEL})\s+", para.text)
+            label = re.match(rf"({LABEL})\s+", para.text)
             definition = self._definition_head(para.text, section)
             if label:
                 node = self._item(label.group(1), para, start, end, stack, parent_top)
@@ -336,7 +273,7 @@ class Agreement:
             return m.group(1), 0
         m = _CAPS_DEFINITION.match(text)
         if m and section is not None and (section.heading or "").lower().startswith("defin") \
-                and len(m.group(1)) > 2 and not re.fullmatch(_LABEL, m.group(1)):
+                and len(m.group(1)) > 2 and not re.fullmatch(LABEL, m.group(1)):
             return m.group(1).rstrip(","), 0
         return None
 
@@ -360,7 +297,7 @@ class Agreement:
         for depth in range(len(stack) - 1, -1, -1):
             prev = stack[depth]
             kind = prev.kinds[-1]
-            if kind != "term" and _continues(label, kind, prev.labels[-1]):
+            if kind != "term" and continues(label, kind, prev.labels[-1]):
                 parent = prev.parent or top
                 del stack[depth:]
                 node = Node((*parent.labels, label), (*parent.kinds, kind), start, end,
@@ -368,11 +305,11 @@ class Agreement:
                 self._add(node, parent)
                 stack.append(node)
                 return node
-        first = _first_kind(label) or _kinds(label)[0]
+        first = first_kind(label) or kinds(label)[0]
         # a first label of a kind already open restarts that list (a second list of
         # (i)-(iv) in the same clause); else the list opens inside the last item
         for depth in range(len(stack) - 1, -1, -1):
-            if stack[depth].kinds[-1] == first and _first_kind(label):
+            if stack[depth].kinds[-1] == first and first_kind(label):
                 del stack[depth:]
                 break
         parent = stack[-1] if stack else top
@@ -385,7 +322,7 @@ class Agreement:
     def _inline(self, owner: Node, offset: int, text: str) -> None:
         """Items in the running text of a paragraph (module doc): children of ``owner``."""
         open_: list[Node] = []
-        for m in re.finditer(rf"(?<![\w)(]){_LABEL}(?=\s)", text):
+        for m in re.finditer(rf"(?<![\w)(]){LABEL}(?=\s)", text):
             label = m.group(0)
             before = text[:m.start()].rstrip()
             word = re.search(r"([A-Za-z]+)\W*$", before)
@@ -397,7 +334,7 @@ class Agreement:
             placed = False
             for depth in range(len(open_) - 1, -1, -1):
                 prev = open_[depth]
-                if _continues(label, prev.kinds[-1], prev.labels[-1]):
+                if continues(label, prev.kinds[-1], prev.labels[-1]):
                     del open_[depth:]
                     parent = prev.parent
                     node = Node((*parent.labels, label), (*parent.kinds, prev.kinds[-1]),
@@ -409,8 +346,8 @@ class Agreement:
                     break
             if placed:
                 continue
-            first = _first_kind(label)
-            if first is None or not _has_successor(text[m.end():], label, first):
+            first = first_kind(label)
+            if first is None or not has_successor(text[m.end():], label, first):
                 continue                 # a list has a second item: "(i)" alone is a reference
             if first == "xyz" or not open_:
                 open_ = []

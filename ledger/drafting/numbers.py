@@ -62,7 +62,8 @@ ORDINAL_NUMBER = rf"(?:{ORD_WORDS}\s*\(\s*{_ORD_FIG}\s*\)|{_ORD_FIG}|{ORD_WORDS}
 #: a rate: "0.25%", ".25 percent", "one-quarter of one percent (0.25%)", "25 basis points"
 _RATE_FIG = r"\d*\.?\d+\s*(?:%|per\s*cent\b|percent\b|percentage points?\b)"
 _FRACTION = r"(?:one[\s-]+(?:quarter|half|fourth)|(?:one|two|three)[\s-]+(?:quarters|fourths))"
-_RATE_WORDS = rf"(?:{_FRACTION}\s+of\s+(?:one\s+)?(?:percent|per\s*cent|1%)|{WORDS}\s+(?:percent|per\s*cent|percentage points?))"
+_RATE_WORDS = (rf"(?:{_FRACTION}\s+of\s+(?:one\s+)?(?:percent|per\s*cent|1%)|"
+               rf"{WORDS}\s+(?:percent|per\s*cent|percentage points?))")
 PERCENT = (rf"(?:{_RATE_WORDS}\s*\(\s*{_RATE_FIG}\s*\)|{_RATE_FIG}|{_RATE_WORDS}"
            rf"|{NUMBER}\s+basis\s+points)")
 #: a day of the year ("June 15", "the 15th day of June") and a date ("June 30, 2004")
@@ -196,9 +197,9 @@ def calendar_date(text: str) -> date:
 
 #: a window: "90-day period", "360 day period", "twelve-month period", "12 month period",
 #: "period of 12 months", "calendar year"
-WINDOW = (rf"(?:(?P<wn>{NUMBER}|{WORDS})[\s-]+(?:(?P<wd>calendar[\s-]+days?|days?)|(?P<wm>months?))"
-          rf"[\s-]+period|period\s+of\s+(?P<pn>{NUMBER})\s+(?:(?P<pd>(?:calendar\s+)?days?)|(?P<pm>months?))"
-          rf"|(?P<cy>calendar\s+year))")
+WINDOW = (rf"(?:(?P<wn>{NUMBER}|{WORDS})[\s-]+(?:(?P<wd>calendar[\s-]+days?|days?)|"
+          rf"(?P<wm>months?))[\s-]+period|period\s+of\s+(?P<pn>{NUMBER})\s+"
+          rf"(?:(?P<pd>(?:calendar\s+)?days?)|(?P<pm>months?))|(?P<cy>calendar\s+year))")
 
 
 def window(match: re.Match) -> tuple[str, int | Conflict]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from . import numbers as n
-from .findings import DAYS, NTH_DAY, Days, Deadline, PeriodEnd, Phrases
+from .findings import DAYS, NTH_DAY, Deadline, Found, PeriodEnd, Phrases
 
 _ANCHORS = (
     (r"the\s+date\s+hereof|the\s+date\s+of\s+this\s+Agreement", "date hereof"),
@@ -126,7 +126,7 @@ def _deadlines(p: Phrases) -> None:
             p.unread(which, "a deadline in trading days: the terms count calendar or "
                      "Business Days", section, quote)
             continue
-        found[which].append(_found(which, Deadline(days, anchor_of(m.group("anchor")),
+        found[which].append(Found(which, Deadline(days, anchor_of(m.group("anchor")),
                                                    rolls), section, quote, note))
     _respectively(p, found)
     for which, candidates in found.items():
@@ -149,16 +149,10 @@ def _respectively(p: Phrases, found: dict[str, list]) -> None:
         if isinstance(days, n.Conflict):
             continue
         section, quote = p.clause(m.start(), m.end())
-        found["effectiveness deadline"].append(_found(
+        found["effectiveness deadline"].append(Found(
             "effectiveness deadline", Deadline(days, with_anchor[0].value.anchor), section,
             quote, f"no day named: counted, as the filing deadline of the same sentence, "
                    f"from the {with_anchor[0].value.anchor}"))
-
-
-def _found(term, value, section, quote, note=None):
-    from .findings import Found
-
-    return Found(term, value, section, quote, note)
 
 
 def _which(p: Phrases, start: int, end: int) -> str | None:

@@ -107,7 +107,8 @@ def _windows(p: Phrases, right: tuple | None) -> list[Window]:
             if w is not None and not any(_key(w) == _key(x) for x in found):
                 found.append(w)
     for m in p.finditer(rf"extend\s+(?:a|any|such)\s+{_PERIODS}\s+from\s+(?P<a>{n.NUMBER})\s+"
-                        rf"days\s+to\s+(?P<b>{n.NUMBER})\s+days\s+(?:during|in)\s+any\s+{n.WINDOW}"):
+                        rf"days\s+to\s+(?P<b>{n.NUMBER})\s+days\s+(?:during|in)\s+any\s+"
+                        rf"{n.WINDOW}"):
         unit, size = n.window(m)
         base, extended = n.number(m.group("a")), n.number(m.group("b"))
         for i, w in enumerate(found):
