@@ -13,8 +13,8 @@ from .main import cli
 
 TERMS_HELP = """\b
 Examples:
-  deal-ledger terms draft agreement.txt --explain
-  deal-ledger terms draft agreement.txt --template debentures-rra-2005 --out terms.json
+  deal-ledger terms draft rra.txt --explain
+  deal-ledger terms draft rra.txt --template debentures-rra-2005 --out t.json
   deal-ledger terms new --from senior-notes-2002 --out terms.json
   deal-ledger terms check terms.json
   deal-ledger init my-notes --terms terms.json
