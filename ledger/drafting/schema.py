@@ -17,13 +17,14 @@ the sentence it was read from and a note.
 from __future__ import annotations
 
 import copy
+import re
 import typing
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 from typing import Any
 
-from ..registration_terms import INFOCROSSING_TEXT, Readings
+from ..registration_terms import INFOCROSSING_TEXT, SCHEMA_VERSION, Readings
 from . import read_agreement
 from .findings import Days, Findings, Found, PeriodEnd, RateStep
 from .layout import flat, plain_text
@@ -107,7 +108,7 @@ def draft(text: str, *, template: str | None = None, cite_as: str = "RRA",
                 found=b.found, missing=b.missing, readings=_readings(findings))
     out.shipped_text = _shipped(text)
     if out.shipped_text:
-        out.terms = {"version": 2, "text": out.shipped_text,
+        out.terms = {"version": SCHEMA_VERSION, "text": out.shipped_text,
                      **{k: v for k, v in out.terms.items() if k != "version"}}
     if template is not None:
         _fill(out, template)
@@ -120,7 +121,7 @@ def draft(text: str, *, template: str | None = None, cite_as: str = "RRA",
 class _Builder:
     def __init__(self, f: Findings):
         self.f = f
-        self.terms: dict[str, Any] = {"version": 2}
+        self.terms: dict[str, Any] = {"version": SCHEMA_VERSION}
         self.found: list[Term] = []
         self.missing: list[Missing] = []
         self.deal_date: str | None = None
@@ -491,17 +492,18 @@ def _fill(out: Draft, name: str) -> None:
 
 
 def _name(text: str, file_name: str | None) -> str:
-    import re
-
+    """The deal's name: the agreement's title, date and first party as the text gives
+    them, else the file it was drafted from."""
     m = re.search(r"((?:RESALE\s+|Resale\s+)?REGISTRATION\s+(?:RIGHTS\s+)?AGREEMENT|"
                   r"(?:Resale\s+)?Registration\s+(?:Rights\s+)?Agreement)[,\s]+(?:dated|made)"
                   r"[^,]*?(?P<d>(?:January|February|March|April|May|June|July|August|"
                   r"September|October|November|December)\s+\d{1,2},\s+\d{4})"
-                  r"(?:,?\s+(?:by\s+and\s+)?between\s+(?P<a>[^,(]+(?:,\s*Inc\.)?))?",
+                  r"(?:,?\s+(?:by\s+and\s+)?between\s+(?P<a>[^,(;\"\n]+(?:,\s*Inc\.)?))?",
                   text, re.I)
     if m:
         title = " ".join(w.capitalize() if w.isupper() else w for w in m.group(1).split())
-        who = f"{m.group('a').strip()}: " if m.group("a") else ""
+        party = (m.group("a") or "").strip()
+        who = f"{party}: " if party and not party.lower().startswith("the ") else ""
         return f"{who}{title} of {m.group('d')} (drafted from its text)"
     return f"drafted from {file_name or 'the agreement text'}"
 
