@@ -185,6 +185,11 @@ def test_the_values_read_are_those_of_the_text(alone):
     assert t["amendments"]["majority"]["more_than"] == "0.5"
     assert t["amendments"]["majority"]["conversion_shares"] is True
     assert alone.shipped_text == RRA.name and t["text"] == RRA.name
+    # the preamble: "RESALE REGISTRATION RIGHTS AGREEMENT, dated as of June 30, 2004,
+    # between Infocrossing, Inc., ..."
+    assert alone.name.startswith("Infocrossing, Inc.: Resale Registration Rights Agreement "
+                                 "of June 30, 2004")
+    assert alone.date == "2004-06-30"
 
 
 def test_the_sentences_the_ledger_reads_two_ways_are_named(alone):

@@ -67,6 +67,17 @@ def test_the_written_draft_is_commented_private_and_fails_check_until_filled(tmp
     assert not os.path.exists(db)
 
 
+def test_a_terms_file_s_missing_list_must_name_terms(tmp_path):
+    path = tmp_path / "terms.json"
+    ok(run("terms", "new", "--from", "debentures-rra-2005", "--out", str(path)))
+    spec = json.loads(without_comments(path.read_text()))
+    path.write_text(json.dumps({**spec, "missing": "maturity"}))
+    assert "missing: must be a list of the terms still to fill in" in refused(
+        run("terms", "check", str(path)), 3)
+    path.write_text(json.dumps({**spec, "missing": []}))   # all filled in: it opens
+    ok(run("init", "deb", "--terms", str(path), "--db", str(tmp_path / "l.db")))
+
+
 def test_a_template_fills_the_missing_terms_and_says_which(tmp_path):
     path = tmp_path / "terms.json"
     out = ok(run("terms", "draft", DEBENTURES, "--template", "debentures-rra-2005",
