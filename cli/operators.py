@@ -167,20 +167,23 @@ REASON_HELP = "Why the event is wrong (required: it is kept in the EventRetracte
 
 
 @cli.command()
-@click.argument("event_id")
+@click.argument("event_ids", metavar="EVENT_ID...", nargs=-1, required=True)
 @click.option("--reason", required=True, help=REASON_HELP)
 @click.option("--date", "day", default=None, help="Date of the correction (default: the target's date).")
 @db_option
 @user_option
 @guarded
-def retract(event_id: str, reason: str, day: str | None, db: str, user: str | None) -> None:
+def retract(event_ids: tuple[str, ...], reason: str, day: str | None, db: str,
+            user: str | None) -> None:
     """Retract EVENT_ID (the whole id or any unique prefix, such as the 8 characters
-    `log` shows): append EventRetracted; the event stays in the log, marked."""
+    `log` shows): append EventRetracted; the event stays in the log, marked. Several
+    ids are retracted in one batch, judged as a whole (a Suspension Period's start and
+    its end together)."""
     from ledger.operations import retraction
 
     with open_ledger(db) as ledger:
-        new = retraction(ledger, event_id, reason, day)
-        _print_appended(ledger.append([new], user=user))
+        new = [retraction(ledger, event_id, reason, day) for event_id in event_ids]
+        _print_appended(ledger.append(new, user=user))
 
 
 @cli.command()
