@@ -87,6 +87,8 @@ def show_page(page: dict) -> None:
     for i in page["interpretations"]:
         out.print(f"  {escape(i['name'])} (default {escape(str(i['default']))}; "
                   f"{escape(i['clause'])}): {escape(', '.join(i['readings']))}")
+        for value, example in i.get("examples", {}).items():
+            out.print(f"    for example, {escape(value)}: {escape(example)}")
     if "figures" in page:
         out.print(f"\n[bold]Figures of {escape(str(page['deal']))} as of {page['as_of']} that "
                   f"rely on it[/bold] ({len(page['figures'])}):")

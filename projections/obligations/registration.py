@@ -337,7 +337,8 @@ def payments(r: Registration, t: Timeline, open_only: bool = False) -> list[Duty
             if not ent.entitled and not amount and not paid:
                 state, since, by = "excused", record_date, ent.reason
             elif not amount and a.forfeited and not paid:
-                state, since = "discharged", record_date
+                # since the last conversion that forfeited it, never before (issue 30)
+                state, since = "discharged", a.forfeited_on or record_date
                 by = ("Notes converted: no Additional Interest is payable on converted Notes "
                       "(RRA §3(a))")
             elif st in ("paid", "overpaid"):
@@ -353,7 +354,8 @@ def payments(r: Registration, t: Timeline, open_only: bool = False) -> list[Duty
                 continue
             extra = ent.events + mine
             events = tuple(dict.fromkeys(a.events + extra)) if extra else a.events
-            interps = ent.interpretations + (("conversion_forfeits",) if a.forfeited else ())
+            interps = ent.interpretations + (("conversion_forfeits",) if a.forfeited
+                                             else ()) + a.readings
             # positional: a thousand Holders per date
             add(Duty(key + h, "pay-additional-interest", f"pay {h}{what}",
                      "RRA §3(a), §3(b)", COMPANY, paid_on, state, since, by,

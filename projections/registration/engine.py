@@ -121,7 +121,8 @@ def compute(timeline: Timeline, interpretations: Mapping[str, str]) -> Registrat
                                 cutoff, as_of, readings)
     by_rule = {
         "shelf": tuple(shelf_deadlines(shelf, terms, timeline.opened.id, as_of)),
-        "trustee": tuple(trustee_notices(defaults, of(*TRUSTEE_EVENTS), terms, cal, as_of)),
+        "trustee": tuple(trustee_notices(defaults, of(*TRUSTEE_EVENTS), terms, cal, as_of,
+                                         position_events)),
         "advise": tuple(advise_holders(of(*ADVISE_EVENTS), terms, cal, as_of,
                                        shelf.in_effectiveness_period)),
         "questionnaire": tuple(questionnaire_deadlines(quest, terms, as_of, cal)),
