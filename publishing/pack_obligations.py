@@ -67,7 +67,7 @@ def csv_columns() -> Sequence[str]:
 
 STATE_COLOURS = {"upcoming": "#4c78a8", "due": "#1f4e8c", "fulfilled": "#2e8b57",
                  "violated": "#c0392b", "cured": "#e67e22", "excused": "#8a8f98",
-                 "discharged": "#8a8f98"}
+                 "discharged": "#8a8f98", "unknown": "#8e44ad"}
 
 
 def obligations_lane(report: Mapping[str, Any], lane_class: Any) -> Any:

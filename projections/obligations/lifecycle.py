@@ -11,8 +11,9 @@ from typing import Any, Mapping
 
 from projections.registration.money import fixed
 
-STATES = ("upcoming", "due", "fulfilled", "violated", "cured", "excused", "discharged")
-OPEN = frozenset(("upcoming", "due", "violated"))
+STATES = ("upcoming", "due", "fulfilled", "violated", "cured", "excused", "discharged",
+          "unknown")
+OPEN = frozenset(("upcoming", "due", "violated", "unknown"))
 """The states of an obligation still to be performed on its ``as_of``: what the agenda
 lists (``outlook(..., open_only=True)``)."""
 ONE_DAY = timedelta(days=1)

@@ -44,6 +44,7 @@ def _exercise(acc: trueup.Account, h: History) -> dict[str, Any]:
                      for s, before in zip(acc.steps, (0, *(p.earned for p in acc.steps)))],
         "driven_by": _driven_by(acc),
         "true_up_shares": [{"event": e, "shares": n} for e, n in acc.issues],
+        "unknown": [{"vesting": v, "date": d.isoformat()} for d, v in acc.unknown],
         "basis": trueup.exercise_basis(acc, cutoff, h.interpretations,
                                        h.terms.preferred_dividends).to_json(h.interpretations),
     }
