@@ -34,23 +34,24 @@ def _unvested(true_up: Mapping[str, Any]) -> int:
 
 
 def true_up_duties(true_up: Mapping[str, Any],
-                   date_of: Callable[[str], date | None] = lambda event: None) -> list[Duty]:
+                   date_of: Callable[[str], date | None] = lambda event: None,
+                   root: Callable[[str], str] = lambda event: event) -> list[Duty]:
     """One obligation per exercise or conversion before the cutoff (Letter ¶3):
+    ``unknown`` when a vesting's true-up cannot be computed (``_unknown``);
     ``upcoming`` while nothing is earned and Camden Warrants may still vest;
     ``discharged`` when nothing is earned and none can (all vested or cancelled);
     ``due`` while some are outstanding, from the vesting at which the shares earned so far
     first exceeded all those issued; ``fulfilled`` by the TrueUpSharesIssued that settled
-    it, since its day (``date_of``: an event id's date)."""
+    it, since its day (``date_of``: an event id's date). Keyed by the exercise
+    (``root``: the first event of its correction chain, ``identity``)."""
     unvested = _unvested(true_up)
     out = []
-    seen: dict[str, int] = {}
     for ex in true_up["exercises"]:
         if not ex["eligible"]:
             continue
-        seen[ex["instrument"]] = n = seen.get(ex["instrument"], 0) + 1
         earned_at = [v for v in ex["vestings"] if v["increment"] > 0]
         issues = [i["event"] for i in ex.get("true_up_shares", ())]
-        common = dict(key=f"true-up/{ex['instrument']}/{n}", kind="true-up",
+        common = dict(key=f"true-up/{ex['instrument']}/{root(ex['event'])}", kind="true-up",
                       obligation=f"issue {ex['holder']} the true-up shares for the "
                                  f"{ACT.get(ex['type'], ex['type'])} of {ex['instrument']} on "
                                  f"{ex['date']}",

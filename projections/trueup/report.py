@@ -209,6 +209,8 @@ def _obligations(true_up: dict, interpretations: Mapping[str, str],
                  timeline: Timeline) -> list[dict]:
     """Issue 16: the true-ups with their lifecycle (``projections.obligations.letter``)."""
     from projections.obligations import duties_json
+    from projections.obligations.identity import correction_roots
     from projections.obligations.letter import event_dates, true_up_duties
 
-    return duties_json(true_up_duties(true_up, event_dates(timeline.by_id)), interpretations)
+    return duties_json(true_up_duties(true_up, event_dates(timeline.by_id),
+                                      correction_roots(timeline.by_id)), interpretations)
