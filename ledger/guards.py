@@ -471,6 +471,7 @@ class Batch:
 
 RETRACTS = "retracts"   # the batch's EventRetracted lines, in ``Batch`` only
 
+
 def check(state: dict[str, Any], record: dict[str, Any], batch: Batch | None = None,
           index: int = 0) -> list[tuple[str, Entry]]:
     """Refuse ``record`` if it breaks a rule of the ledger or the deal (SPEC §3, §4.3).
@@ -672,8 +673,8 @@ def _check_retraction(state: dict[str, Any], record: dict[str, Any],
         # judged as a whole with the lines after it in the batch: the events they retract
         # (a Suspension Period's start and end retracted together) and the entries they add
         gone = batch.retracting(index, record["deal"]) if batch is not None else []
-        ahead = {name: batch.later(index, record["deal"], name)
-                 for name in touched} if batch is not None else {}
+        ahead = {name: batch.later(index, record["deal"], name)   # (what bars a sale too)
+                 for name in {*touched, "shelf", "questionnaires"}} if batch is not None else {}
         try:
             if not gone and not any(ahead.values()):
                 raise
@@ -696,7 +697,9 @@ def _leaves_rules_kept(state: dict[str, Any], gone: Mapping[str, Any], touched: 
     if {"positions", "shelf"} & set(touched):
         _check_period_end(state, [], retracted, None)
     if {"positions", "shelf", "questionnaires"} & set(touched):
-        _check_shelf_sales(state, [], retracted, None, every=True)
+        _check_shelf_sales(state, [], retracted, None, every=True, ahead=[
+            (name, e) for name in ("shelf", "questionnaires")
+            for e in (ahead or {}).get(name, ())])
     # (at most one of an event's timelines can break when it is retracted, so the order
     # they are walked in cannot change the refusal)
     for name in touched:

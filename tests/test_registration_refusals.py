@@ -120,6 +120,13 @@ def test_a_late_stop_order_over_an_accepted_sale_is_refused_unless_cured_before_
         err = refusal(ledger, ev("EventRetracted", "2005-04-01", event_id=cure,
                                  reason="entered in error"))
         assert err.field == "data.event_id" and err.rule == TRS_A
+        # corrected (`correct`: the retraction and the replacement in one batch) to another
+        # day still before the sale, it stands; to one after it, refused
+        assert refusal(ledger, ev("EventRetracted", "2005-04-01", event_id=cure,
+                                  reason="wrong day"),
+                       ev("ShelfUsable", "2005-03-11", cure="order_lifted")).rule == TRS_A
+        ledger.append(batch(ev("EventRetracted", "2005-04-01", event_id=cure, reason="wrong day"),
+                            ev("ShelfUsable", "2005-03-09", cure="order_lifted")))
 
 
 # ----------------------------------------------------- 2. a Suspension Period
