@@ -120,7 +120,8 @@ def test_cure_unusable_states():
     o = duty(broken, "2005-02-10", "cure-unusable/#ShelfUnusable")
     assert (o["state"], o["violated_since"]) == ("violated", "2005-02-09")
     on_time = broken + [ev("ShelfUsable", "2005-02-09", cure="order_lifted")]
-    o = duty(on_time, "2005-03-01", "cure-unusable/#ShelfUnusable")   # accrual [Feb 9, Feb 9) is empty
+    # accrual [Feb 9, Feb 9) is empty
+    o = duty(on_time, "2005-03-01", "cure-unusable/#ShelfUnusable")
     assert (o["state"], o["by"]) == ("fulfilled", "ShelfUsable on 2005-02-09")
     late = broken + [ev("ShelfUsable", "2005-02-15", cure="order_lifted")]
     o = duty(late, "2005-03-01", "cure-unusable/#ShelfUnusable")
@@ -381,7 +382,8 @@ def test_advice_waived_by_a_majority_of_holders_is_discharged():
     minority = rra(ev("ConsentGiven", "2004-08-02", holder="Other",
                       matter="waive §4(b)(iii) advice"),
                    effective=None, holders={LEHMAN: "40000000", "Other": "20000000"})
-    assert duty(minority, "2004-08-10", "advise-holders/ShelfFiled/#ShelfFiled")["state"] == "violated"
+    assert duty(minority, "2004-08-10",
+                "advise-holders/ShelfFiled/#ShelfFiled")["state"] == "violated"
 
 
 def test_true_up_earned_again_after_a_settlement_is_due_from_the_vesting_that_earned_it():
