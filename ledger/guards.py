@@ -24,11 +24,13 @@ from __future__ import annotations
 from bisect import bisect_right
 from datetime import date
 from decimal import Decimal
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from . import terms_guards
-from .dayorder import LETTER_DAY_ORDER
+from .registration_terms import INFOCROSSING_TEXT as INFOCROSSING, cite
+from .dayorder import RANKS
 from .errors import DuplicateKey, RuleViolation
+from .resales import QUESTIONNAIRE_TYPES, check_sales, sale_rules, trs_days
 from .stored import kind_of_type
 
 Entry = list  # [date, seq, id, op, value]; op is the event type where its rank matters
@@ -37,18 +39,26 @@ CLAUSE_TRS = "RRA §1 Transfer Restricted Securities"
 CLAUSE_SUSPENSION = "RRA §4(b)(i), §4(c)"
 
 
-FORMAT = 4  # the layout of the guard state
+FORMAT = 5  # the layout of the guard state
 # 2: the "positions" timeline (Transfer Restricted Securities, for RRA §2(a)(iii)(y),(z))
 #    and "pending" timelines (a same-day entry that a later line of its batch cures)
 # 3: "ids" maps an event's id to its type alone, or for a NoticeSent with a method to
-#    [type, method] (it was [type, date, timelines touched, method]: the date was never
-#    read, the timelines are those whose entries name the id, ``_touched``): the snapshot
-#    text is a sixth smaller and takes half the time to encode (benchmarks/FINDINGS.md)
-# 4: "terms" holds the deal's terms in force (issue 33: the write-side rules its agreement
+#    [type, method] (it was [type, date, timelines touched, method]: the timelines are
+#    those whose entries name the id, ``_touched``): the snapshot text is a sixth smaller
+#    and takes half the time to encode (benchmarks/FINDINGS.md)
+# 4: what the refusals of issue 30 read: a telex or fax NoticeSent's date in "ids"
+#    ([type, method, date]: an acknowledgment is not before it, RRA §10(E)); the
+#    "questionnaires" timeline (RRA §4(d)); the "positions" timeline's end is the
+#    principal issued, in cents, and "terms" keeps ``maximum_principal`` (RRA preamble);
+#    a ShelfUnusable entry carries its reason
+# 5: "terms" holds the deal's terms in force (issue 33: the write-side rules its agreement
 #    sets, ``ledger.terms_guards``), "base_terms" those it opened with; the timelines
 #    "shares:HOLDER" (Conversion Shares) and "amendments" (consents, affiliations,
-#    conversion prices, amendments). A snapshot of an older layout holds neither: appends
-#    rebuild the state from the events, and ``verify`` passes over it.
+#    conversion prices, amendments); a NoticeSent keeps its date in "ids" where the
+#    agreement gives it when acknowledged (its terms say by which methods). Older layouts
+#    lack these
+#    and cannot be brought up to date from the state alone: their snapshots are not read,
+#    and the store rebuilds the state from the deal's events (``ledger.store._sound``)
 READABLE = (FORMAT,)  # the layouts a stored guard state may have and still be used
 
 POSITION_TYPES = ("NotesIssued", "NotesTransferred", "NotesConverted", "NotesRetired",
@@ -56,6 +66,8 @@ POSITION_TYPES = ("NotesIssued", "NotesTransferred", "NotesConverted", "NotesRet
 #: the events a Majority of Holders is counted from, besides the positions
 CONSENT_TYPES = ("ConsentGiven", "HolderAffiliation", "ConversionPriceAdjusted",
                  "TermsAmended")
+SHELF_TYPES = ("ShelfFiled", "ShelfEffective", "ShelfUnusable", "ShelfUsable",
+               "SuspensionStarted", "SuspensionExtended", "SuspensionEnded", "Rule144kDate")
 
 
 def new_state() -> dict[str, Any]:
@@ -64,15 +76,9 @@ def new_state() -> dict[str, Any]:
 
 
 def upgrade(state: dict[str, Any]) -> dict[str, Any]:
-    """A guard state of an older layout as ``fold`` would have made it in this one (in
-    place; also returns it), where that can be read from the state alone: layout 2's
-    ``ids`` entries ``[type, date, touched, method]`` become the type, or ``[type,
-    method]`` where there is a method (layout 3). Layouts before 4 lack the deal's terms,
-    so appends do not read them (``READABLE``)."""
-    if state.get("format") == 2:
-        state["ids"] = {eid: v[0] if v[3] is None else [v[0], v[3]]
-                        for eid, v in state["ids"].items()}
-        state["format"] = 3
+    """A guard state of a readable layout (``READABLE``) as ``fold`` would have made it
+    in this one (in place; also returns it). Only this layout is readable (layout 5
+    holds facts the older ones never kept), so there is nothing to change."""
     return state
 
 
@@ -130,9 +136,13 @@ def effects(state: dict[str, Any], record: dict[str, Any]) -> list[tuple[str, En
                 (f"shares:{data['to_holder']}", entry("+", n)),
                 ("positions", entry(t, [data["from_holder"], n, data["to_holder"],
                                         data.get("under", "private")]))]
-    if t in ("ShelfFiled", "ShelfEffective", "ShelfUnusable", "ShelfUsable",
-             "SuspensionStarted", "SuspensionExtended", "SuspensionEnded", "Rule144kDate"):
-        return [("shelf", entry(t, data.get("material_transaction")))]
+    if t in SHELF_TYPES:
+        return [("shelf", entry(t, data.get("reason") if t == "ShelfUnusable"
+                                else data.get("material_transaction")))]
+    if t in QUESTIONNAIRE_TYPES:
+        return [("questionnaires", entry(t, data["holders"] if t == "QuestionnaireRequested"
+                                         else data["holder"] if t == "QuestionnaireDelivered"
+                                         else list(data["holders_added"])))]
     if t == "ConsentGiven":
         return [("amendments", entry(t, [data["holder"], data["matter"]]))]
     if t == "HolderAffiliation":
@@ -161,8 +171,8 @@ def effects(state: dict[str, Any], record: dict[str, Any]) -> list[tuple[str, En
 
 
 def _initial(name: str) -> Any:
-    if name.startswith(("notes:", "camden:", "shares:")) or name in ("positions",
-                                                                     "amendments"):
+    if name.startswith(("notes:", "camden:", "shares:")) or name in (
+            "positions", "questionnaires", "amendments"):
         return 0
     if name == "shelf":
         return {"filed": None, "effective": None, "unusable": False, "suspended": False}
@@ -172,19 +182,15 @@ def _initial(name: str) -> Any:
 def _step(name: str, summary: Any, e: Entry, state: dict[str, Any]) -> Any:
     """One entry applied to a timeline's running state; ``RuleViolation`` if it breaks a rule."""
     day, _seq, eid, op, value = e
-    if name.startswith("notes:"):
+    if name.startswith(("notes:", "shares:")):   # what a Holder holds, never below none
         after = summary + value
         if after < 0:
-            raise RuleViolation(
-                f"{name[6:]} holds {_money(summary)} of Notes on {day} and cannot dispose of "
-                f"{_money(-value)}", field="data.principal", rule=CLAUSE_TRS)
-        return after
-    if name.startswith("shares:"):
-        after = summary + value
-        if after < 0:
-            raise RuleViolation(
-                f"{name[7:]} holds {summary} Conversion Shares on {day} and cannot dispose "
-                f"of {-value}", field="data.shares", rule=CLAUSE_TRS)
+            holder, notes = name.split(":", 1)[1], name[0] == "n"
+            held, gone = ((f"{_money(summary)} of Notes", _money(-value)) if notes
+                          else (f"{summary} Conversion Shares", str(-value)))
+            raise RuleViolation(f"{holder} holds {held} on {day} and cannot dispose of {gone}",
+                                field="data.principal" if notes else "data.shares",
+                                rule=CLAUSE_TRS)
         return after
     if name.startswith("camden:"):
         after = summary + value
@@ -195,7 +201,9 @@ def _step(name: str, summary: Any, e: Entry, state: dict[str, Any]) -> Any:
         return after
     if name == "shelf":
         return _step_shelf(summary, e, state)
-    if name in ("positions", "amendments"):   # checked across timelines (below)
+    if name == "positions":   # the principal issued; the rest is checked across timelines
+        return summary + value[1] if op == "NotesIssued" else summary
+    if name in ("questionnaires", "amendments"):   # read by ``resales``, ``terms_guards``
         return summary
     return _step_instrument(name[11:], summary, e)
 
@@ -286,14 +294,16 @@ def _live(state: dict[str, Any], entries: list[Entry]) -> list[Entry]:
 
 
 def _key(e: Entry) -> tuple[str, int, int]:
-    """The projections' order (``ledger.dayorder``). A timeline never holds both a vesting
-    and an exercise, so the reading ``same_day_vesting_and_exercise`` cannot change what
-    it accepts; the default stands for both. (``in_effect_key`` under the default reading,
-    inlined: it runs for every entry of every event appended or replayed.)"""
+    """The projections' order (``ledger.dayorder``) under the default readings. A
+    timeline never holds both a vesting and an exercise or an adjustment, so neither
+    ``same_day_vesting_and_exercise`` nor ``same_day_adjustment`` can change what it
+    accepts; an adjustment and an exercise of one day are walked as they were recorded.
+    (``in_effect_key``, inlined: it runs for every entry of every event appended or
+    replayed.)"""
     return (e[0], _DAY_RANK(e[3], 0), e[1])
 
 
-_DAY_RANK = LETTER_DAY_ORDER.get
+_DAY_RANK = RANKS.get
 
 
 def _walk(name: str, entries: list[Entry], state: dict[str, Any],
@@ -346,45 +356,15 @@ def _trs_gone_on(positions: list[Entry], effective: str,
     Note is a Transfer Restricted Security (all sold under the shelf, converted or
     retired) and no Conversion Share has been issued (Conversion Shares stay TRS and no
     event records their sale): the day the Effectiveness Period has ended. Lots are
-    taken as the engine takes them, TRS first (``projections.registration.holdings``)."""
-    trs: dict[str, int] = {}
-    other: dict[str, int] = {}
-    total = shares = 0
-    seen = False
-    entries = sorted(positions, key=lambda e: (e[0], e[1]))
-    for i, (day, _seq, _id, op, v) in enumerate(entries):
-        if day > effective and seen and total == 0 and shares == 0:
+    taken as the engine takes them, TRS first (``resales.trs_days``)."""
+    before = None   # (TRS total, Conversion Shares) at the end of the last day seen
+    for day, _trs, total, shares in trs_days(positions, frees):
+        if day > effective and before == (0, 0):
             return effective            # nothing restricted at the end of the effective day
-        holder, cents = v[0], v[1]
-        if op == "ConversionSharesTransferred":   # shares sold: no longer restricted
-            if v[3] in frees:
-                shares -= cents
-        elif op == "NotesIssued":
-            trs[holder] = trs.get(holder, 0) + cents
-            total += cents
-        else:
-            part = min(cents, trs.get(holder, 0))
-            trs[holder] = trs.get(holder, 0) - part
-            other[holder] = other.get(holder, 0) - (cents - part)
-            if op == "NotesTransferred":
-                to, under = v[2], v[3]
-                if under in frees:
-                    other[to] = other.get(to, 0) + cents
-                    total -= part
-                else:
-                    trs[to] = trs.get(to, 0) + part
-                    other[to] = other.get(to, 0) + cents - part
-            else:
-                total -= part
-                if op == "NotesConverted":
-                    shares += v[2]
-        seen = True
-        end_of_day = i + 1 == len(entries) or entries[i + 1][0] != day
-        if end_of_day and day >= effective and total == 0 and shares == 0:
+        if day >= effective and (total, shares) == (0, 0):
             return day
-    if seen and entries[-1][0] < effective and total == 0 and shares == 0:
-        return effective
-    return None
+        before = (total, shares)
+    return effective if before == (0, 0) else None
 
 
 def _check_period_end(state: dict[str, Any], new: list[tuple[str, Entry]],
@@ -411,62 +391,96 @@ def _check_period_end(state: dict[str, Any], new: list[tuple[str, Entry]],
     if moved and not any(n == "shelf" for n, _ in new):
         if not any(e[0] >= moved[0][0] for e in starts):   # no suspension it could move out
             return
-    ends = {e["end"] for e in state["terms"].get("effectiveness_period", {}).get("ends", ())} \
-        if state["terms"] else {"all_sold", "none_outstanding"}
+    terms = state["terms"]
+    period_ends = terms.get("effectiveness_period", {}).get("ends", ()) if terms else ()
+    ends = {e["end"] for e in period_ends} if terms else {"all_sold", "none_outstanding"}
     if not ends & {"all_sold", "none_outstanding"}:
         return   # the agreement's period does not end when the securities are gone
-    gone = _trs_gone_on(live("positions"), effective, terms_guards.frees(state["terms"])
-                        if state["terms"] else frozenset({"shelf"}))
+    gone = _trs_gone_on(live("positions"), effective, terms_guards.frees(terms)
+                        if terms else frozenset({"shelf"}))
+    how = "all sold under the shelf or no longer outstanding"
+    k144 = next((e[0] for e in shelf if e[3] == "Rule144kDate"), None)
+    if k144 is not None and "rule_144k" in (terms or {}).get("transfer_restricted", {}).get(
+            "until", ()):
+        freed = max(k144, effective)   # none restricted from the Rule 144(k) date
+        if gone is None or freed < gone:
+            gone, how = freed, f"none restricted from the Rule 144(k) date {k144}"
     if gone is None:
         return
+    rule = ("RRA §2(a)(iii)(y),(z), §4(b)(i)" if not terms or terms.get("text") == INFOCROSSING
+            else cite(*(e["section"] for e in period_ends
+                        if e["end"] in ("all_sold", "none_outstanding")),
+                      (terms.get("suspensions") or {}).get("section", "")))
     for e in starts:
         if e[0] >= gone:
             why = (f"the Effectiveness Period ended on {gone}: no Transfer Restricted "
-                   f"Security remained (all sold under the shelf or no longer outstanding)")
+                   f"Security remained ({how})")
             if e[2] == new_id:
                 raise RuleViolation(f"a Suspension Period can only start during the "
                                     f"Effectiveness Period; {why} (on {e[0]})", field="type",
-                                    rule="RRA §2(a)(iii)(y),(z), §4(b)(i)")
+                                    rule=rule)
             raise RuleViolation(f"this would leave the SuspensionStarted {e[2]} of {e[0]} "
                                 f"outside the Effectiveness Period: {why}",
-                                field="type", rule="RRA §2(a)(iii)(y),(z), §4(b)(i)")
+                                field="type", rule=rule)
 
 
-SHELF_SALE_RULE = "RRA §1 Transfer Restricted Securities (A)"
-#: the sales a shelf must be effective for, when made under it
+#: the sales a shelf must be effective and usable for, when made under it
 SALE_TYPES = ("NotesTransferred", "ConversionSharesTransferred")
 
 
-def _check_shelf_sales(state: dict[str, Any], sales: Sequence[Entry],
-                       retracted: dict[str, Any], new_id: str | None,
-                       later_shelf: Sequence[Entry] = ()) -> None:
-    """RRA §1 Transfer Restricted Securities (A): a Note stops being one when it "has
-    been effectively registered under the Securities Act and disposed of in accordance
-    with the Shelf Registration Statement": no sale is under the shelf before the shelf
-    is effective. A review (stop 19) recorded one two months before the effective date:
-    accepted, it ended the buyer's TRS status and with it $6,666.67 of Additional
-    Interest. ``sales``: the ``positions`` entries to judge (an append's own; every one
-    when a retraction could move the effective date later; a new ShelfEffective can only
-    move it earlier). ``later_shelf``: the shelf entries of the batch's later lines (a
-    ShelfEffective recorded after the sale in one batch, dated before it)."""
-    shelf = state["timelines"].get("shelf", {}).get("entries", [])
-    effective = min((e[0] for e in [*shelf, *later_shelf]
-                     if e[3] == "ShelfEffective" and e[2] not in retracted), default=None)
-    for e in sorted(sales, key=lambda e: (e[0], e[1])):
-        if e[3] not in SALE_TYPES or e[4][3] != "shelf" or e[2] in retracted or (
-                effective is not None and e[0] >= effective):
-            continue
-        when = ("the shelf is not effective" if effective is None
-                else f"the shelf became effective only on {effective}")
-        if e[2] == new_id:
-            raise RuleViolation(f"a sale under the shelf on {e[0]}, but {when}: no Note or "
-                                "Conversion Share can be disposed of under the Shelf "
-                                "Registration Statement before it is effective",
-                                field="data.under",
-                                rule=SHELF_SALE_RULE)
-        raise RuleViolation(f"this would leave the sale under the shelf {e[2]} of {e[0]} "
-                            f"before the shelf was effective ({when})", field="type",
-                            rule=SHELF_SALE_RULE)
+def _check_shelf_sales(state: dict[str, Any], new: Sequence[tuple[str, Entry]],
+                       retracted: Mapping[str, Any], new_id: str | None, *, since: str = "",
+                       every: bool = False, ahead: Sequence[tuple[str, Entry]] = ()) -> None:
+    """The sales under the shelf (``resales``): the new event's own (``new``, its
+    effects), or with ``every`` each live one dated on or after ``since`` (what a new
+    stop order, Suspension Period, Questionnaire request or Holder, or a retraction, could
+    leave barred). ``ahead``: entries of the batch's later lines, which take effect with
+    this one (a ShelfEffective, a cure, a delivery recorded after the sale in one batch).
+    The clauses named, and which sales free a security, are the deal's terms'."""
+    timelines = state["timelines"]
+
+    def live(name: str) -> list[Entry]:
+        found = timelines.get(name, {}).get("entries", ())
+        return ([e for e in found if e[2] not in retracted]
+                + [e for n, e in new if n == name] + [e for n, e in ahead if n == name])
+
+    positions = live("positions")
+    sales = positions if every else [e for n, e in new if n == "positions"]
+    terms = state["terms"]
+    check_sales(sales, live("shelf"), live("questionnaires"), positions, new_id, since,
+                sale_rules(terms), terms_guards.frees(terms) if terms else frozenset({"shelf"}))
+
+
+def _judge_sales(state: dict[str, Any], record: dict[str, Any],
+                 found: list[tuple[str, Entry]], batch: "Batch | None", index: int) -> None:
+    """Which sales under the shelf an appended event could bar (``resales``), judged with
+    the batch's later lines if they alone would be barred: a sale its own; a stop order,
+    a Suspension Period or a Questionnaire request those on or after its day; a position
+    event those on or after its day when a request to "all" Holders dated then or later
+    could now ask one more seller."""
+    t, day = record["type"], record["date"]
+    if t in SALE_TYPES and record["data"].get("under") == "shelf":
+        options: dict[str, Any] = {}
+    elif t in ("ShelfUnusable", "SuspensionStarted", "QuestionnaireRequested") or (
+            t in POSITION_TYPES and any(
+                e[3] == "QuestionnaireRequested" and e[4] == "all" and e[0] >= day
+                for e in state["timelines"].get("questionnaires", {}).get("entries", ()))):
+        options = {"since": day, "every": True}
+    else:
+        return
+    retracted = state["retracted"]
+    try:
+        _check_shelf_sales(state, found, retracted, record["id"], **options)
+    except RuleViolation:
+        if batch is None:
+            raise
+        deal = record["deal"]
+        ahead = [(n, e) for n in ("shelf", "questionnaires") for e in batch.later(index, deal, n)]
+        gone = batch.retracting(index, deal)
+        if not ahead and not gone:
+            raise
+        _check_shelf_sales(state, found, {**retracted, **dict.fromkeys(gone)}, record["id"],
+                           ahead=ahead, **options)
 
 
 # ------------------------------------------------------------------------- check
@@ -491,7 +505,9 @@ class Batch:
             records = self._records() if callable(self._records) else self._records
             self._built = {}
             for i, r in enumerate(records):
-                for name, e in effects({}, r):
+                found = effects({}, r) if r["type"] != "EventRetracted" else [
+                    (RETRACTS, [r["date"], r["seq"], r["id"], r["type"], r["data"]["event_id"]])]
+                for name, e in found:
                     idx, entries = self._built.setdefault((r["deal"], name), ([], []))
                     idx.append(i)
                     entries.append(e)
@@ -504,6 +520,14 @@ class Batch:
             return []
         idx, entries = found
         return entries[bisect_right(idx, index):]
+
+    def retracting(self, index: int, deal: str) -> list[str]:
+        """The events the lines after line ``index`` retract: a batch that retracts
+        several events is judged as a whole (a Suspension Period's start and its end)."""
+        return [e[4] for e in self.later(index, deal, RETRACTS)]
+
+
+RETRACTS = "retracts"   # the batch's EventRetracted lines, in ``Batch`` only
 
 
 def check(state: dict[str, Any], record: dict[str, Any], batch: Batch | None = None,
@@ -552,6 +576,10 @@ def check(state: dict[str, Any], record: dict[str, Any], batch: Batch | None = N
             raise RuleViolation(f"a notice sent by {method} is not acknowledged; only telex "
                                 "and fax notices are", field="data.notice", rule="RRA §10(E)")
         terms_guards.check_allowed(state, record, method)
+        if len(target) > 2 and record["date"] < target[2]:
+            raise RuleViolation(f"the {method} notice {record['data']['notice']} was sent on "
+                                f"{target[2]}; its receipt cannot be acknowledged before, on "
+                                f"{record['date']}", field="date", rule=_notices_rule(state))
     elif t != "DealOpened":
         terms_guards.check_allowed(state, record, None)
     if t == "TermsAmended":
@@ -585,24 +613,59 @@ def check(state: dict[str, Any], record: dict[str, Any], batch: Batch | None = N
             else:
                 continue
             raise
-    if t in POSITION_TYPES or t in ("SuspensionStarted", "ShelfEffective"):
+    if t in POSITION_TYPES or t in ("SuspensionStarted", "ShelfEffective", "Rule144kDate"):
         _check_period_end(state, found, state["retracted"], record["id"])
     if (t in POSITION_TYPES or t in CONSENT_TYPES) and t != "TermsAmended":
         terms_guards.check_amendments_hold(
             state, state["retracted"], f"{t} dated {record['date']}", "date",
             since=record["date"], extra=found)
-    if t in SALE_TYPES:
-        sale = [e for name, e in found if name == "positions"]
-        try:
-            _check_shelf_sales(state, sale, state["retracted"], record["id"])
-        except RuleViolation:
-            if batch is None:
-                raise
-            # a ShelfEffective later in the batch, dated before the sale, may cure it
-            # (asked only now: the one pass holds no later lines, ``bulk.unsure``)
-            _check_shelf_sales(state, sale, state["retracted"], record["id"],
-                               batch.later(index, deal, "shelf"))
+    if t == "NotesIssued":
+        _check_maximum(state, record, found)
+    _judge_sales(state, record, found, batch, index)
     return found
+
+
+MAXIMUM_RULE = "RRA preamble ($60,000,000; $72,000,000 with the Initial Purchaser's option)"
+
+
+#: a NoticeSent of these methods may be acknowledged where the deal's terms do not say
+#: (a deal of another kind): "ids" keeps its date
+ACKNOWLEDGED = ("telex", "fax")
+
+
+def _acknowledged(state: dict[str, Any]) -> tuple[str, ...]:
+    """The notice methods given when acknowledged (RRA §10(E): telex and fax), as the
+    deal's terms list them: "ids" keeps the date of a notice sent by one."""
+    notices = state["terms"].get("notices")
+    if notices is None:
+        return ACKNOWLEDGED
+    return tuple(m["method"] for m in notices["methods"] if m["deemed"] == "when_acknowledged")
+
+
+def _notices_rule(state: dict[str, Any]) -> str:
+    """The deal's notice clause (RRA §10(E))."""
+    return (state["terms"].get("notices") or {}).get("section") or "RRA §10(E)"
+
+
+def _check_maximum(state: dict[str, Any], record: dict[str, Any],
+                   found: list[tuple[str, Entry]]) -> None:
+    """The preamble: the Initial Purchaser buys "$60,000,000 ($72,000,000 if the Initial
+    Purchaser exercises its option thereunder in full) in aggregate principal amount" of
+    Notes; the deal's terms carry the most it allows (``maximum_principal``). Notes
+    issued past it are not Notes of the agreement."""
+    terms = state["terms"]
+    cap = terms.get("maximum_principal")
+    if cap is None:
+        return
+    timeline = state["timelines"].get("positions")
+    issued = timeline["end"] if timeline is not None else 0
+    adding = sum(e[4][1] for name, e in found if name == "positions")
+    if issued + adding > _cents(cap):
+        raise RuleViolation(f"{_money(adding)} more would make {_money(issued + adding)} of "
+                            f"Notes issued, past the {_money(_cents(cap))} the agreement "
+                            "provides for (terms.maximum_principal)", field="data.principal",
+                            rule=((terms.get("citations") or {}).get("maximum_principal")
+                                  or {}).get("section") or MAXIMUM_RULE)
 
 
 # The events that only make sense for a Holder of Notes of the deal, and the field naming
@@ -699,54 +762,71 @@ def _check_retraction(state: dict[str, Any], record: dict[str, Any],
     if target == "DealOpened":
         _check_deal_opened_retraction(state, record, target_id)
         return
-    _check_counting(state, {**state["retracted"], target_id: record["id"]}, record, target_id,
-                    "retracting", "data.event_id", batch, index)
+    touched = _touched(state, target_id)
+    _amendments_still_carried(state, {**state["retracted"], target_id: record["id"]},
+                              target_id, "retracting", "data.event_id")
+    try:
+        _leaves_rules_kept(state, {**state["retracted"], target_id: record["id"]}, touched)
+    except RuleViolation as err:
+        # judged as a whole with the lines after it in the batch: the events they retract
+        # (a Suspension Period's start and end retracted together) and the entries they add
+        gone = batch.retracting(index, record["deal"]) if batch is not None else []
+        ahead = _ahead(batch, index, record["deal"], touched)
+        try:
+            if not gone and not any(ahead.values()):
+                raise
+            _leaves_rules_kept(state, {**state["retracted"], target_id: record["id"],
+                                       **dict.fromkeys(gone)}, touched, ahead)
+        except RuleViolation:
+            raise RuleViolation(f"retracting {target_id} would leave the deal breaking a "
+                                f"rule: {err.message}; retract the dependent event first, "
+                                "or with it in one batch", field="data.event_id",
+                                rule=err.rule) from None
 
 
-def _check_counting(state: dict[str, Any], retracted: dict[str, Any], record: dict[str, Any],
-                    target_id: str, doing: str, field: str, batch: Batch | None,
-                    index: int) -> None:
-    """Refuse a retraction or a reinstatement (``record``) after which the deal, with
-    ``retracted`` the events that no longer count, would break a rule on a timeline of
-    ``target_id``, the event it takes out or puts back."""
-    trial = {**state, "retracted": retracted}
+def _amendments_still_carried(state: dict[str, Any], retracted: Mapping[str, Any],
+                              target_id: str, doing: str, field: str) -> None:
+    """Taking out or putting back a position, a consent, an affiliation, a conversion
+    price or an amendment leaves every amendment carried by the majority it rests on
+    (issue 33, ``terms_guards.check_amendments_hold``)."""
     target = _type(state["ids"][target_id])
-    if target in POSITION_TYPES or target in CONSENT_TYPES:
-        if target == "TermsAmended":
-            trial = {**trial, "terms": terms_guards.amended_terms(trial)}
-        terms_guards.check_amendments_hold(trial, retracted, f"{doing} {target_id}", field)
+    if target not in POSITION_TYPES and target not in CONSENT_TYPES:
+        return
+    trial = {**state, "retracted": dict(retracted)}
+    if target == "TermsAmended":
+        trial["terms"] = terms_guards.amended_terms(trial)
+    terms_guards.check_amendments_hold(trial, retracted, f"{doing} {target_id}", field)
+
+
+def _ahead(batch: Batch | None, index: int, deal: str, touched: list[str]
+           ) -> dict[str, list[Entry]]:
+    """The entries the lines after line ``index`` of the batch add, per timeline: those
+    ``touched`` and what bars a sale under the shelf (its shelf and Questionnaires)."""
+    if batch is None:
+        return {}
+    return {name: batch.later(index, deal, name)
+            for name in {*touched, "shelf", "questionnaires"}}
+
+
+def _leaves_rules_kept(state: dict[str, Any], retracted: Mapping[str, Any], touched: list[str],
+                       ahead: Mapping[str, list[Entry]] | None = None) -> None:
+    """Refuse (the error of the first event left breaking a rule) if the deal, with
+    ``retracted`` the events that no longer count, breaks a rule on a timeline in
+    ``touched`` or across them (``ahead``: the later lines of the batch, per timeline)."""
+    retracted = dict(retracted)
+    trial = {**state, "retracted": retracted}
+    if {"positions", "shelf"} & set(touched):
+        _check_period_end(state, [], retracted, None)
+    if {"positions", "shelf", "questionnaires"} & set(touched):
+        _check_shelf_sales(state, [], retracted, None, every=True, ahead=[
+            (name, e) for name in ("shelf", "questionnaires")
+            for e in (ahead or {}).get(name, ())])
     # (at most one of an event's timelines can break when it is retracted, so the order
     # they are walked in cannot change the refusal)
-    touched = _touched(state, target_id)
-    if {"positions", "shelf"} & set(touched):
-        try:
-            _check_period_end(state, [], retracted, None)
-            _check_shelf_sales(state, state["timelines"].get("positions", {}).get(
-                "entries", []), retracted, None)
-        except RuleViolation as err:
-            raise RuleViolation(f"{doing} {target_id} would leave the deal breaking a "
-                                f"rule: {err.message}; {_remedy(doing)}",
-                                field=field, rule=err.rule) from None
     for name in touched:
-        timeline = state["timelines"][name]
-        live = _live(trial, timeline["entries"])
-        try:
-            try:
-                _walk(name, live, trial)
-            except RuleViolation:
-                ahead = batch.later(index, record["deal"], name) if batch is not None else []
-                if not ahead:
-                    raise
-                _walk(name, live + ahead, trial, ahead=frozenset(a[2] for a in ahead))
-        except RuleViolation as err:
-            raise RuleViolation(f"{doing} {target_id} would leave the deal breaking a "
-                                f"rule: {err.message}; {_remedy(doing)}",
-                                field=field, rule=err.rule) from None
-
-
-def _remedy(doing: str) -> str:
-    return ("retract the dependent event first" if doing == "retracting"
-            else "retract the event that took its place first")
+        live = _live(trial, state["timelines"][name]["entries"])
+        later = (ahead or {}).get(name, [])
+        _walk(name, live + later, trial, ahead=frozenset(a[2] for a in later))
 
 
 REINSTATEMENT_RULE = "reinstatements: deal-ledger types EventReinstated"
@@ -764,7 +844,8 @@ def _check_reinstatement(state: dict[str, Any], record: dict[str, Any],
     ``EventRetracted`` of the deal that still counts, and the event that retraction took
     out counts again, so it is judged as that event would be if appended now: the deal
     must break no rule with it back (a second ShelfFiled recorded since, a suspension
-    that would now overlap, is refused, naming it)."""
+    that would now overlap, a sale under the shelf it would bar, is refused, naming
+    it)."""
     retraction_id = record["data"]["retraction_id"]
     known = _type(state["ids"].get(retraction_id))
     if known is None:
@@ -790,8 +871,20 @@ def _check_reinstatement(state: dict[str, Any], record: dict[str, Any],
                             f"DealOpened {target_id} cannot count beside it",
                             field="data.retraction_id", rule="one DealOpened per deal")
     retracted = {k: v for k, v in state["retracted"].items() if k != target_id}
-    _check_counting(state, retracted, record, target_id, "reinstating", "data.retraction_id",
-                    batch, index)
+    touched = _touched(state, target_id)
+    _amendments_still_carried(state, retracted, target_id, "reinstating", "data.retraction_id")
+    try:
+        try:
+            _leaves_rules_kept(state, retracted, touched)
+        except RuleViolation:
+            ahead = _ahead(batch, index, record["deal"], touched)
+            if not any(ahead.values()):
+                raise
+            _leaves_rules_kept(state, retracted, touched, ahead)
+    except RuleViolation as err:
+        raise RuleViolation(f"reinstating {target_id} would leave the deal breaking a rule: "
+                            f"{err.message}; retract the event that took its place first",
+                            field="data.retraction_id", rule=err.rule) from None
 
 
 def _check_deal_opened_retraction(state: dict[str, Any], record: dict[str, Any],
@@ -842,7 +935,8 @@ def fold(state: dict[str, Any], record: dict[str, Any],
             timeline["last"] = list(key)
         timeline["entries"].append(e)
     method = data.get("method") if t == "NoticeSent" else None
-    state["ids"][record["id"]] = t if method is None else [t, method]
+    state["ids"][record["id"]] = (t if method is None else [t, method, record["date"]]
+                                  if method in _acknowledged(state) else [t, method])
     if record.get("key") is not None:
         state["keys"][record["key"]] = record["id"]
     if t == "TermsAmended":

@@ -462,6 +462,8 @@ class Readings:
     rate_clock: Literal["per_episode", "once_per_deal"] | None = None
     registered_securities: Literal["all_notes", "named_selling_holders"] | None = None
     default_after_effectiveness_period: Literal["ends", "continues"] | None = None
+    conversion_judged_on: Literal["interest_payment_date", "payment_day"] | None = None
+    shelf_buyer_paid: Literal["accrued_days", "not_record_holder"] | None = None
 
 
 @_terms
@@ -475,9 +477,15 @@ class RegistrationTerms:
     * ``closing_date``, ``issue_date`` (``null``: the closing date), ``maturity``
     * ``conversion_price``: the conversion price at issue (``ConversionPriceAdjusted``
       events change it)
+    * ``maximum_principal``: the most Notes the agreement covers (the Infocrossing
+      preamble: $72,000,000 with the option in full); no ``NotesIssued`` past it
+      (``null``: none stated, none checked)
     * ``citations``: the clause of each plain term above, by name, and of the definitions
       other rules rest on: ``record_dates`` (the Record Holder), ``business_day``,
-      ``suspension_notice``
+      ``suspension_notice`` (Holders discontinue sales under the shelf while it is
+      suspended), ``shelf_sale`` (a security sold under the shelf is no longer restricted:
+      not before it is effective, nor while unusable), ``named_selling_holder`` (a Holder
+      asked for its Questionnaire sells under the shelf only once named)
     * ``filing``, ``effectiveness``: the shelf's deadlines (``null``: none)
     * ``effectiveness_period``, ``transfer_restricted``, ``defaults``, ``damages``,
       ``payment``, ``suspensions`` (``null``: no right to suspend), ``questionnaire``,
@@ -492,6 +500,7 @@ class RegistrationTerms:
     issue_date: date | None = None
     maturity: date
     conversion_price: Decimal
+    maximum_principal: Decimal | None = None
     citations: dict[str, Citation] = field(default_factory=dict)
     filing: Deadline | None
     effectiveness: Deadline | None

@@ -75,8 +75,10 @@ def _month_days(path: str, values: list[str]) -> Iterator[tuple[str, str]]:
 
 DEADLINE_ANCHORS = ("date_hereof", "closing", "issue_date", "last_option_issue")
 PLAIN_TERMS = ("agreement_date", "closing_date", "issue_date", "maturity", "conversion_price",
+               "maximum_principal",
                # the definitions and notices other rules rest on
-               "record_dates", "business_day", "suspension_notice")
+               "record_dates", "business_day", "suspension_notice", "shelf_sale",
+               "named_selling_holder")
 
 
 def checks(t: RegistrationTerms) -> Iterator[tuple[str, str]]:
@@ -94,6 +96,8 @@ def checks(t: RegistrationTerms) -> Iterator[tuple[str, str]]:
                                        f"{', '.join(PLAIN_TERMS)} (a rule carries its own section)"
     if t.conversion_price <= 0 or t.conversion_price > 10**9:
         yield "conversion_price", "must be a positive price"
+    if t.maximum_principal is not None and not 0 < t.maximum_principal <= MOST_PRINCIPAL:
+        yield "maximum_principal", f"must be a positive principal of at most {MOST_PRINCIPAL:,}"
     if t.issue_date is not None and t.issue_date < t.closing_date:
         yield "issue_date", f"must not be before the closing date {t.closing_date}"
     yield from _payment_checks(t)

@@ -27,6 +27,7 @@ from typing import Any, Mapping
 
 from .errors import RuleViolation
 from .registration_terms import merge_patch
+from .resales import Positions
 
 SALES = {"shelf_sale": "shelf", "rule_144_sale": "rule_144"}
 
@@ -185,33 +186,10 @@ def majority_on(state: dict[str, Any], day: str, matter: str, retracted: Mapping
     timelines = state["timelines"]
     positions = sorted((e for e in timelines.get("positions", {}).get("entries", ())
                         if e[0] <= day and e[2] not in retracted), key=lambda e: (e[0], e[1]))
-    frees_ = frees(terms)
-    trs: dict[str, int] = {}
-    other: dict[str, int] = {}
-    shares: dict[str, int] = {}
+    held = Positions(frees(terms))
     for _day, _seq, _id, op, v in positions:
-        if op == "NotesIssued":
-            trs[v[0]] = trs.get(v[0], 0) + v[1]
-            continue
-        if op == "ConversionSharesTransferred":
-            seller, n, buyer, under = v
-            shares[seller] = shares.get(seller, 0) - n
-            if under not in frees_:
-                shares[buyer] = shares.get(buyer, 0) + n
-            continue
-        holder, cents = v[0], v[1]
-        part = min(cents, trs.get(holder, 0))
-        trs[holder] = trs.get(holder, 0) - part
-        other[holder] = other.get(holder, 0) - (cents - part)
-        if op == "NotesTransferred":
-            to, under = v[2], v[3]
-            if under in frees_:
-                other[to] = other.get(to, 0) + cents
-            else:
-                trs[to] = trs.get(to, 0) + part
-                other[to] = other.get(to, 0) + cents - part
-        elif op == "NotesConverted":
-            shares[holder] = shares.get(holder, 0) + v[2]
+        held.apply(op, v)
+    trs, other, shares = held.trs, held.other, held.shares
     events = sorted((e for e in timelines.get("amendments", {}).get("entries", ())
                      if e[0] <= day and e[2] not in retracted), key=lambda e: (e[0], e[1]))
     price = Decimal(terms["conversion_price"])

@@ -18,6 +18,9 @@ from typing import Any, Mapping
 
 from .registration_terms import INFOCROSSING_TEXT
 
+#: the clause of the Infocrossing RRA's maximum principal (issue 30)
+MAXIMUM_SECTION = "RRA preamble ($60,000,000; $72,000,000 with the Initial Purchaser's option)"
+
 #: the defaults version 1 filled in (``ledger.terms`` then): a record may lack a term
 V1_DEFAULTS: dict[str, Any] = {
     "filing_deadline_days": 15, "effectiveness_deadline_days": 120,
@@ -32,7 +35,7 @@ V1_DEFAULTS: dict[str, Any] = {
     "day_count": "30/360", "questionnaire_business_days": 20, "questionnaire_form_days": 20,
     "amendment_business_days": 10, "amendment_min_principal": "1000000",
     "trustee_notice_business_days": 2, "advise_holders_business_days": 5,
-    "mail_notice_business_days": 5,
+    "mail_notice_business_days": 5, "maximum_principal": None,
 }
 V1_TERMS = frozenset({*V1_DEFAULTS, "closing_date", "first_interest_payment_date",
                       "maturity", "conversion_price"})
@@ -68,13 +71,18 @@ def upcast(terms: Mapping[str, Any]) -> dict[str, Any]:
         "closing_date": v1.get("closing_date"),
         "maturity": v1.get("maturity"),
         "conversion_price": _text(v1.get("conversion_price")),
+        "maximum_principal": _text(v1["maximum_principal"]),
         "citations": {
             "closing_date": {"section": "RRA §1 Closing Date"},
             "maturity": {"section": "RRA preamble (Notes due 2024)"},
             "conversion_price": {"section": "RRA §1 Majority of Holders"},
             "record_dates": {"section": "RRA §1 Record Holder"},
             "business_day": {"section": "RRA §1 Business Day"},
-            "suspension_notice": {"section": "RRA §4(c)"}},
+            "suspension_notice": {"section": "RRA §4(c)"},
+            "shelf_sale": {"section": "RRA §1 Transfer Restricted Securities (A)"},
+            "named_selling_holder": {"section": "RRA §4(d)"},
+            **({"maximum_principal": {"section": MAXIMUM_SECTION}}
+               if v1["maximum_principal"] is not None else {})},
         "filing": {"anchor": "date_hereof", "count": v1["filing_deadline_days"],
                    "unit": "calendar", "roll": "none", "section": "RRA §2(a)(i)"},
         "effectiveness": {"anchor": "date_hereof", "count": v1["effectiveness_deadline_days"],

@@ -34,6 +34,9 @@ from ledger.terms import TEMPLATES, registration_problems
 
 CLOSING = date(2004, 6, 30)
 HOLDERS = ["A", "B", "C", "D", "E", "F"]
+OVERFLOW = "Overflow Fund"     # Notes issued to it may pass the maximum (issue 30)
+NOTICE_REF = "ref:notice:"     # an acknowledgment's notice, by its deal and subject
+EVENT_REF = "ref:event:"       # a retraction's target, by its place before the walk
 
 #: the Infocrossing RRA's terms (schema version 2), JSON as a terms file gives them
 BASE: dict[str, Any] = TEMPLATES["infocrossing-rra-2004"]["terms"]
@@ -205,13 +208,16 @@ def deal_history(draw, deal: str, big: bool, covered_tail: bool = True,
                       event(type_, max(on, CLOSING).isoformat(), deal, **data)))
 
     holders = HOLDERS[:draw(st.integers(1, 6 if big else 3))]
-    for h in holders:
+    for h in holders:   # within the $60,000,000 of the closing
         if draw(st.integers(0, 5)):
             add(CLOSING, "NotesIssued", holder=h,
-                principal=str(draw(st.integers(1, 30)) * 1_000_000))
+                principal=str(draw(st.integers(1, 60 // len(holders))) * 1_000_000))
     if draw(st.booleans()):   # the purchaser's option, later
         add(CLOSING + days(draw(st.integers(1, 60))), "NotesIssued",
             holder=draw(st.sampled_from(holders)), principal="12000000")
+    if draw(st.integers(0, 3)) == 0:   # more, to a Holder no move draws: past $72M or not
+        add(CLOSING + days(draw(st.integers(1, 400))), "NotesIssued", holder=OVERFLOW,
+            principal=str(draw(st.integers(1, 40)) * 1_000_000))
     filed = effective = None
     if draw(st.integers(0, 5)):
         filed = CLOSING + days(draw(st.integers(3, 40) | st.integers(10, 20)))
@@ -255,7 +261,7 @@ def deal_history(draw, deal: str, big: bool, covered_tail: bool = True,
                 cursors[lane] = None   # nothing more on this lane
                 if not overlap:
                     break
-    _moves(draw, add, dated, holders, effective)
+    _moves(draw, add, dated, holders)
     # Questionnaires
     for _ in range(draw(st.sampled_from([0, 0, 1, 2]))):
         asked = draw(st.sampled_from(["all", "some"]))
@@ -269,6 +275,14 @@ def deal_history(draw, deal: str, big: bool, covered_tail: bool = True,
             kind="post_effective", holders_added=sorted(draw(st.sets(st.sampled_from(holders),
                                                                      min_size=1))),
             principal_added="2000000")
+    # notices by fax or telex, some acknowledged, a few before they were sent
+    for n in range(draw(st.integers(0, 2))):
+        sent = CLOSING + days(draw(st.integers(0, 500)))
+        add(sent, "NoticeSent", to="Trustee", subject=f"notice {n}",
+            method=draw(st.sampled_from(["fax", "telex"])))
+        if draw(st.integers(0, 2)):
+            add(sent + days(draw(st.integers(-3, 5))), "NoticeAcknowledged",
+                notice=f"{NOTICE_REF}{deal}/notice {n}")
     # calendar overrides: a day closed (or a holiday opened), declared maybe later
     for _ in range(draw(st.integers(0, 3))):
         day = CLOSING + days(draw(st.integers(1, 600)))
@@ -292,9 +306,10 @@ def deal_history(draw, deal: str, big: bool, covered_tail: bool = True,
     return out
 
 
-def _moves(draw, add, dated, holders, effective) -> None:
+def _moves(draw, add, dated, holders) -> None:
     """The Notes and Conversion Shares moving: each Holder's balance simulated in date
-    order, so that every move is of what its Holder holds."""
+    order, so that every move is of what its Holder holds (a sale under the shelf when
+    none can be made is drawn too: the write side refuses it, issue 30)."""
     moves = sorted(draw(st.lists(st.tuples(
         st.integers(1, 1500), st.sampled_from(["transfer", "transfer", "shelf", "shelf",
                                                 "rule_144", "convert", "retire", "shares"]),
@@ -320,8 +335,6 @@ def _moves(draw, add, dated, holders, effective) -> None:
             if n <= 0 or to == frm:
                 continue
             under = draw(st.sampled_from(["private", "rule_144", "shelf"]))
-            if under == "shelf" and (effective is None or day < effective):
-                under = "private"
             shares[frm] -= n
             shares[to] = shares.get(to, 0) + n
             add(day, "ConversionSharesTransferred", from_holder=frm, to_holder=to, shares=n,
@@ -330,8 +343,6 @@ def _moves(draw, add, dated, holders, effective) -> None:
         amount = balance.get(frm, 0) // share // 1000 * 1000
         if amount <= 0 or (kind in ("transfer", "shelf", "rule_144") and to == frm):
             continue
-        if kind == "shelf" and (effective is None or day < effective):
-            kind = "transfer"
         balance[frm] -= amount
         if kind in ("transfer", "shelf", "rule_144"):
             balance[to] = balance.get(to, 0) + amount

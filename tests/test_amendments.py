@@ -35,7 +35,9 @@ def doubled() -> dict:
 def ledger(tmp_path):
     with Ledger(str(tmp_path / "l.db")) as found:
         found.append([parse_event(o) for o in [
-            opened(), ev("NotesIssued", "2004-06-30", holder="L", principal="60000000"),
+            # $100,000,000 of Notes: round figures, past the Infocrossing maximum
+            opened(maximum_principal=None),
+            ev("NotesIssued", "2004-06-30", holder="L", principal="60000000"),
             ev("NotesIssued", "2004-06-30", holder="M", principal="40000000"),
             ev("ShelfFiled", "2004-07-13")]])
         yield found
@@ -90,6 +92,25 @@ def test_figures_before_an_amendment_never_move(ledger):
     first, second = after["registration"]["defaults"]
     assert (first["accrual_until"], first["stopped_by"], second["accrual_from"]) == \
         ("2004-11-01", "amended", "2004-11-01")
+
+
+def test_a_cap_amended_caps_only_the_days_from_its_effective_date(tmp_path):
+    """Found by the differential test (issue 33): the cap of the terms in force on as_of
+    was applied to every day. A filing default from 2004-07-16 (no shelf filed) on
+    12,000,000 of Notes; an amendment effective 2004-10-15 caps the rate at 0.50%. As of
+    2004-10-15 (30/360):
+      2004-07-16 to 10-14 at 0.25%: 30*3 + (14-16) = 88 days
+      2004-10-14 (day 91) at 1.00%: 1 day; 2004-10-15 at 0.50% (capped): 1 day
+      12,000,000 x (0.0025 x 88 + 0.01 x 1 + 0.005 x 1) / 360 = 12,000,000 x 0.235 / 360
+      = 7,833.33 (the old code capped 10-14 too: 7,666.67)."""
+    with Ledger(str(tmp_path / "c.db")) as ledger:
+        append(ledger, opened(), ev("NotesIssued", "2004-07-01", holder="A", principal="12000000"),
+               ev("ConsentGiven", "2004-10-14", holder="A", matter="cap"),
+               ev("TermsAmended", "2004-10-15", matter="cap", changes={"damages": {"cap": "0.50"}}))
+        r = report_of(ledger, "2004-10-15")
+    assert r["additional_interest"]["accrued_to_as_of"] == "7833.33"
+    assert [(s["start"], s["rate"]) for s in r["additional_interest"]["rate_segments"]] == [
+        ("2004-07-16", "0.25"), ("2004-10-14", "1.00"), ("2004-10-15", "0.50")]
 
 
 def test_a_consent_an_amendment_rests_on_cannot_be_retracted(ledger):
@@ -236,6 +257,7 @@ def test_the_terms_say_who_is_paid(tmp_path, paid_to, expected):
 
     t = copy.deepcopy(TEMPLATES["infocrossing-rra-2004"])
     t["terms"]["payment"]["paid_to"] = paid_to
+    t["terms"]["maximum_principal"] = None   # $100,000,000 below: past the Infocrossing one
     path = tmp_path / "terms.json"
     path.write_text(json.dumps({"kind": t["kind"], "name": t["name"],
                                 "date": "2004-06-30", "terms": t["terms"]}))

@@ -3,6 +3,7 @@ and the contracts, with each term tied to its clause."""
 
 from __future__ import annotations
 
+import copy
 from datetime import date, timedelta
 from decimal import Decimal
 
@@ -116,7 +117,9 @@ def test_every_rra_rule_carries_its_clause():
     # every rule read from the text carries the sentence it was read from
     assert all(r.get("quote") for r in rules.values())
     assert set(terms["citations"]) == {"closing_date", "maturity", "conversion_price",
-                                       "record_dates", "business_day", "suspension_notice"}
+                                       "maximum_principal", "record_dates", "business_day",
+                                       "suspension_notice", "shelf_sale",
+                                       "named_selling_holder"}
 
 
 def test_every_letter_term_has_a_clause():
@@ -244,15 +247,19 @@ def _without_quotes(value):
 def test_version_1_terms_read_as_the_template():
     """A deal opened before issue 33 carries version 1 terms (flat, Infocrossing's shape):
     they read as the template's, clause for clause (the sentences aside: version 1 kept
-    none)."""
+    none), every term missing filled in, but the maximum principal, which an agreement
+    states (the Infocrossing preamble: $60,000,000, $72,000,000 with the option in full;
+    issue 30): none stated, none checked."""
     from ledger.terms_v1 import V1_DEFAULTS
 
     minimal = {"closing_date": "2004-06-30", "first_interest_payment_date": "2005-01-15",
                "maturity": "2024-07-15", "conversion_price": "15.36"}
-    assert validate_terms("registration_rights", minimal) == \
-        _without_quotes(TEMPLATES[RRA]["terms"])
-    assert validate_terms("registration_rights", {**V1_DEFAULTS, **minimal}) == \
-        _without_quotes(TEMPLATES[RRA]["terms"])
+    expected = _without_quotes(TEMPLATES[RRA]["terms"])
+    assert validate_terms("registration_rights", {**minimal, "maximum_principal": "72000000"}
+                          ) == expected
+    del expected["maximum_principal"], expected["citations"]["maximum_principal"]
+    assert validate_terms("registration_rights", minimal) == expected
+    assert validate_terms("registration_rights", {**V1_DEFAULTS, **minimal}) == expected
     # a version 1 number changed is the same rule with that number
     v2 = validate_terms("registration_rights", {**minimal, "filing_deadline_days": 30,
                                                 "rates": {"first": "0.50"}})

@@ -7,13 +7,14 @@ Status: ``met`` (done on or before the due date), ``missed`` (done late, with
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import Callable, Sequence
 
 from ledger.calendar import BusinessCalendar
 from ledger.stored import Event
 from ledger.dealterms import RegistrationTerms
+from ledger.registration_terms import INFOCROSSING_TEXT
 from projections.basis import Basis
 from projections.worked import Step, Worked
 
@@ -121,16 +122,21 @@ def _plus(start: date, n: int, due: date, calendar: BusinessCalendar | None = No
 
 def trustee_notices(defaults: Sequence[RegistrationDefault], events: Sequence[Event],
                     terms: RegistrationTerms, calendar: BusinessCalendar,
-                    as_of: date) -> list[Obligation]:
-    """RRA §3(b): "the Company shall notify the Trustee within two Business Days after each
-    and every date on which an event occurs in respect of which Additional Interest is
-    required to be paid": due the 2nd Business Day after each default date; met by a
-    TrusteeNotified on or after the default date about it (or about nothing named). An
-    agreement without the duty (``trustee_notice`` null) owes none."""
+                    as_of: date, positions: Sequence[Event] = ()) -> list[Obligation]:
+    """RRA §3(b): "So long as any Notes remain outstanding, the Company shall notify the
+    Trustee within two Business Days after each and every date on which an event occurs
+    in respect of which Additional Interest is required to be paid": due the 2nd Business
+    Day after each default date; met by a TrusteeNotified on or after the default date
+    about it (or about nothing named); ``excused`` when no Note was outstanding at the
+    end of the default date (``positions``: the position events; Conversion Shares may
+    still be Transfer Restricted, and a default on them still listed, but they are not
+    Notes). An agreement without the duty (``trustee_notice`` null) owes none."""
     duty = terms.trustee_notice
     if duty is None:
         return []
     n, unit = duty.within.count, duty.within.unit
+    words = (' "So long as any Notes remain outstanding"' if terms.text == INFOCROSSING_TEXT
+             else "")
     out = []
     seen: set[tuple] = set()
     for d in defaults:
@@ -139,15 +145,35 @@ def trustee_notices(defaults: Sequence[RegistrationDefault], events: Sequence[Ev
             continue
         seen.add(key)
         due = after(d.default_date, n, unit, calendar)
-        out.append(_oblige(f"notify the Trustee of Registration Default {d.kind} "
-                           f"(default date {d.default_date})", duty.section, due,
-                           _first(events, "TrusteeNotified", d.default_date, d.events), as_of,
-                           d.events, f"notify the Trustee within {number_word(n)} "
-                           f"{unit_words(unit)} after the default date",
-                           _plus(d.default_date, n, due,
-                                 calendar if unit == "business" else None),
-                           interpretations=d.interpretations))
+        o = _oblige(f"notify the Trustee of Registration Default {d.kind} "
+                    f"(default date {d.default_date})", duty.section, due,
+                    _first(events, "TrusteeNotified", d.default_date, d.events), as_of,
+                    d.events, f"notify the Trustee within {number_word(n)} "
+                    f"{unit_words(unit)} after the default date",
+                    _plus(d.default_date, n, due, calendar if unit == "business" else None),
+                    interpretations=d.interpretations)
+        if o.status != "met" and not notes_outstanding(positions, d.default_date):
+            o = replace(o, status="excused", late_on=None, basis=replace(
+                o.basis, arithmetic=_then(o.basis.arithmetic, f"; not obligated: no Note "
+                                          f"outstanding on {d.default_date} ({duty.section}"
+                                          f"{words})")))
+        out.append(o)
     return out
+
+
+def notes_outstanding(positions: Sequence[Event], day: date) -> bool:
+    """Any Note outstanding at the end of ``day``: issued and not converted or retired
+    (RRA §1 Transfer Restricted Securities (B) "ceases to be outstanding"); a Note sold,
+    under the shelf or not, is still outstanding."""
+    total = 0
+    for e in positions:
+        if e.date > day:
+            break
+        if e.type == "NotesIssued":
+            total += e.data["principal"]
+        elif e.type in ("NotesConverted", "NotesRetired"):
+            total -= e.data["principal"]
+    return total > 0
 
 
 def advise_holders(events: Sequence[Event], terms: RegistrationTerms,

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from datetime import date
-from typing import Any, Mapping
+from decimal import Decimal
+from typing import Any, Mapping, Sequence
 
 from ledger.calendar import FED, BusinessCalendar
 from ledger.dealterms import RegistrationTerms, registration_terms
@@ -27,7 +28,7 @@ from .deadlines import (ADVISE_EVENTS, TRUSTEE_EVENTS, Obligation, advise_holder
 from .amended import AMENDMENT_TYPES, splice, versions
 from .defaults import ORDER, RegistrationDefault, registration_defaults
 from .holdings import POSITION_EVENTS, Holdings, build_holdings
-from .interest import PLAIN, Accrual, Payees, rate_runs
+from .interest import PLAIN, Accrual, Payees, Run, rate_runs
 from .majority import CONSENT_EVENTS, Consent, majorities
 from .notices import NOTICE_EVENTS, Notice, read_notices
 from .payments import PAYMENT_EVENTS, Payment, payments
@@ -111,21 +112,31 @@ def compute(timeline: Timeline, interpretations: Mapping[str, str]) -> Registrat
             for lo, hi, t, _ in versions(timeline.terms, changes, timeline.as_of)]
     if len(runs) == 1:
         return runs[0][2]
+    caps = [(lo, hi, r.terms.damages.cap) for lo, hi, r in runs]
     return splice(runs, lambda last, defaults, segments, by_rule, deadlines: _rebuild(
-        timeline, last, defaults, segments, by_rule, deadlines))
+        timeline, last, defaults, segments, by_rule, deadlines, caps))
 
 
 def _rebuild(timeline: Timeline, last: Registration, defaults: list[RegistrationDefault],
              segments: list[RateSegment], by_rule: Mapping[str, tuple[Obligation, ...]],
-             deadlines: tuple[Any, Any]) -> Registration:
+             deadlines: tuple[Any, Any],
+             caps: Sequence[tuple[date, date, Decimal | None]]) -> Registration:
     """The result of the version in force on ``as_of`` with the defaults, segments and
     obligations spliced from every version (``amended.splice``), and what follows from
-    them again: episodes, the accrual, the payments."""
+    them again: episodes, the accrual (each version's days under its own cap: ``caps``,
+    ``(from, until, cap)``), the payments."""
     defaults.sort(key=lambda d: (d.accrual_from, ORDER[d.what]))
     segments.sort(key=lambda s: (s.start, s.end, s.defaults))
     terms, readings = last.terms, last.readings
-    accrual = Accrual(rate_runs(segments, readings["overlapping_defaults"] == "highest",
-                                terms.damages.cap), terms.day_count)
+    highest = readings["overlapping_defaults"] == "highest"
+    runs: list[Run] = []
+    for lo, hi, cap in caps:   # a segment lies within one version's days (``splice``)
+        for r in rate_runs([s for s in segments if lo <= s.start < hi], highest, cap):
+            if runs and runs[-1].end == r.start and runs[-1].rate == r.rate:
+                runs[-1] = Run(runs[-1].start, r.end, r.rate)
+            else:
+                runs.append(r)
+    accrual = Accrual(runs, terms.day_count)
     pays, problems = _payments(timeline, terms, last.holdings, last.questionnaires, accrual,
                                last.cutoff, readings, last.shelf.anchors)
     shelf = last.shelf
@@ -197,7 +208,8 @@ def _compute(timeline: Timeline, readings: Mapping[str, str],
     p_problems += payment_problems(pays, of(*PAYMENT_EVENTS), terms)
     by_rule = {
         "shelf": tuple(shelf_deadlines(shelf, terms, timeline.opened.id, as_of)),
-        "trustee": tuple(trustee_notices(defaults, of(*TRUSTEE_EVENTS), terms, cal, as_of)),
+        "trustee": tuple(trustee_notices(defaults, of(*TRUSTEE_EVENTS), terms, cal, as_of,
+                                         position_events)),
         "advise": tuple(advise_holders(of(*ADVISE_EVENTS), terms, cal, as_of,
                                        shelf.in_effectiveness_period)),
         "questionnaire": tuple(questionnaire_deadlines(quest, terms, as_of, cal)),

@@ -23,7 +23,8 @@ from ledger.stored import Event
 
 from .clock import ONE_DAY
 from .holdings import Holdings
-from .interest import PLAIN, Accrual, HolderAmount, Payees, converted_later, holder_amounts
+from .interest import (PLAIN, Accrual, HolderAmount, Payees, converted_later, holder_amounts,
+                       judged_day)
 from .money import CENT, round_ratio
 from .questionnaire import Questionnaires
 from .schedule import InterestPeriod
@@ -95,7 +96,8 @@ def status(amounts: Mapping[str, HolderAmount], paid: Mapping[str, Decimal], end
 
 
 def unpaid_forfeit(a: HolderAmount, period: InterestPeriod, paid_events: Sequence[Event],
-                   cutoff: date, accrual: Accrual, holdings: Holdings) -> HolderAmount:
+                   cutoff: date, accrual: Accrual, holdings: Holdings,
+                   judged: date) -> HolderAmount:
     """``conversion_forfeits=all_unpaid`` (RRA §3(a) "No Additional Interest shall be
     payable on any Notes that have been converted"): an amount that fell due before the
     Notes were converted and was still unpaid on the conversion day is lost; what was
@@ -104,7 +106,7 @@ def unpaid_forfeit(a: HolderAmount, period: InterestPeriod, paid_events: Sequenc
     owed, exact, then the Holder's amount is rounded once."""
     if not a.entitlement.entitled or a.amount == 0:
         return a
-    later = converted_later(period, a.holder, cutoff, accrual, holdings)
+    later = converted_later(period, a.holder, cutoff, accrual, holdings, judged)
     if not later:
         return a
     owed = a.exact
@@ -146,8 +148,9 @@ def payments(periods: Sequence[InterestPeriod], events: Sequence[Event], accrual
         if not amounts and not paid_events:
             continue
         if all_unpaid:
-            amounts = {h: unpaid_forfeit(a, period, paid_events, cutoff, accrual, holdings)
-                       for h, a in amounts.items()}
+            judged = judged_day(period, readings)
+            amounts = {h: unpaid_forfeit(a, period, paid_events, cutoff, accrual, holdings,
+                                         judged) for h, a in amounts.items()}
         used.add(payment_date)
         used.add(paid_on)
         paid: dict[str, Decimal] = {}

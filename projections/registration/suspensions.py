@@ -237,25 +237,6 @@ def allowance_grows_on(periods: Sequence[SuspensionPeriod], window: int,
     return min(firsts) + timedelta(days=window) if firsts else None
 
 
-@dataclass(frozen=True)
-class Breach:
-    """Suspended days beyond the Company's right to suspend."""
-
-    kind: str               # "single_period", "window" or "aggregate"
-    clause: str
-    period: SuspensionPeriod
-    first_day: date         # the first suspended day beyond the right
-    until: date             # exclusive end of those days as known on as_of
-    limit: int
-    window: int | None
-    rule: str
-    events: tuple[str, ...]    # of every period counted in the window on the first day
-
-    @property
-    def days(self) -> int:
-        return span_days(self.first_day, self.until)
-
-
 def _counted(periods: Sequence[SuspensionPeriod], day: date, window: int,
              as_of: date) -> tuple[str, ...]:
     """Events of the periods with days in the ``window`` days ending on ``day``."""

@@ -37,6 +37,11 @@ last day; the latest Questionnaire request whose deadline has passed decides
 entitlement, a delivery "on or before" its deadline counting (a delivery before the
 request counts, RRA §2(b)); an amendment (``TermsAmended``) gives its terms to the days
 from its effective date, the deal's earlier terms to the days before (``amended``).
+
+What the write side refuses is a rule too: ``broken`` (``rra_refusals``) finds the events
+of a history that break the refusals of issue 30 (sales under the shelf when none can be
+made, Notes past the maximum, an acknowledgment before its notice); ``rra_consents``
+whether an amendment rests on its majority (issue 33).
 """
 
 from __future__ import annotations
@@ -51,10 +56,11 @@ from typing import Any, Iterable, Mapping
 from .rra_notes import (POSITIONS, Book, Lot, book_at, holders_of_trs, live_events,
                         restricted_shares, shares_at, trs_held)
 from .rra_pay import Payments
+from .rra_refusals import broken
 from .rra_time import ONE, Calendar, anniversary, day_fraction, day_of, days360, money
 
 __all__ = ["Calendar", "DEFAULTS", "VALUES", "day_fraction", "days360", "live_events",
-           "effectiveness_period_end", "model", "Book", "Lot"]
+           "effectiveness_period_end", "model", "Book", "Lot", "broken"]
 
 #: SPEC §6, the interpretations that concern the RRA, each with its default
 DEFAULTS = {
@@ -70,6 +76,8 @@ DEFAULTS = {
     "rate_clock": "per_episode",
     "registered_securities": "all_notes",
     "default_after_effectiveness_period": "ends",
+    "conversion_judged_on": "interest_payment_date",
+    "shelf_buyer_paid": "accrued_days",
 }
 VALUES = {
     "default_date": ("last_compliant_day", "first_breach_day"),
@@ -84,6 +92,8 @@ VALUES = {
     "rate_clock": ("per_episode", "once_per_deal"),
     "registered_securities": ("all_notes", "named_selling_holders"),
     "default_after_effectiveness_period": ("ends", "continues"),
+    "conversion_judged_on": ("interest_payment_date", "payment_day"),
+    "shelf_buyer_paid": ("accrued_days", "not_record_holder"),
 }
 SALES = {"shelf_sale": "shelf", "rule_144_sale": "rule_144"}
 

@@ -127,9 +127,14 @@ POSITIONS = ("NotesIssued", "NotesTransferred", "NotesConverted", "NotesRetired"
 def book_at(events: list[Mapping[str, Any]], end_of: date,
             frees: frozenset = frozenset({"shelf"})) -> Book:
     """The Notes at the end of day ``end_of``."""
-    book = Book(frees=frees)
+    return _applied(Book(frees=frees), POSITIONS, events, end_of)
+
+
+def _applied(book: Any, types: tuple[str, ...], events: list[Mapping[str, Any]],
+             end_of: date) -> Any:
+    """``book`` with every event of ``types`` dated by ``end_of`` applied in order."""
     for e in events:
-        if e["type"] in POSITIONS and day_of(e["date"]) <= end_of:
+        if e["type"] in types and day_of(e["date"]) <= end_of:
             book.apply(e)
     return book
 
@@ -193,11 +198,7 @@ SHARE_EVENTS = ("NotesConverted", "ConversionSharesTransferred")
 
 def shares_at(events: list[Mapping[str, Any]], end_of: date, frees: frozenset) -> Shares:
     """The Conversion Shares at the end of day ``end_of``."""
-    book = Shares(frees=frees)
-    for e in events:
-        if e["type"] in SHARE_EVENTS and day_of(e["date"]) <= end_of:
-            book.apply(e)
-    return book
+    return _applied(Shares(frees=frees), SHARE_EVENTS, events, end_of)
 
 
 def restricted_shares(book: Shares, d: date) -> int:

@@ -94,15 +94,21 @@ class Payments:
             pay = min(date(y, mo, dd) for y in (pay.year, pay.year + 1) for mo, dd in pays
                       if date(y, mo, dd) > pay)
 
-    def claims(self, start: date, record: date, paid_on: date):
+    def claims(self, start: date, record: date, judged: date):
         """Per Holder, the Notes whose Additional Interest for this period it is owed:
         (lot, forfeited?). The Record Holder is paid for the whole period on the Notes it
         holds on the record date, for the days they earned (SPEC §4.4), whatever became
-        of them after; Notes retired in the period before the record date (and converted,
-        with future_only) are paid to who held them then (RRA §3(b) last paragraph)."""
+        of them after (with shelf_buyer_paid=not_record_holder, where the terms pay the
+        Record Holders of Transfer Restricted Securities, not for Notes it holds that were
+        sold under the shelf by then: RRA §1 "Record Holder"); Notes retired in the period
+        before the record date (and converted, with future_only) are paid to who held them
+        then (RRA §3(b) last paragraph). Converted before ``judged`` (the Interest Payment
+        Date, or with conversion_judged_on=payment_day the day it is paid): forfeited."""
         book = self.m.book
         mark = sum(1 for d in book.applied if d <= record)
         forfeits = self.m.r["conversion_forfeits"]
+        not_record = (self.m.r["shelf_buyer_paid"] == "not_record_holder"
+                      and self.payment["paid_to"] == "record_holders_of_trs")
         out: dict[str, list[tuple[Lot, bool]]] = {}
         for lot in book.lots:
             if lot.principal <= 0:
@@ -116,8 +122,10 @@ class Payments:
                 owner = owner.parent
             if owner is None:
                 continue   # issued after the record date
+            if not_record and lot.sold_on is not None and lot.sold_on <= record:
+                continue   # held on the record date, but not as a TRS
             lost = (forfeits in ("unpaid", "all_unpaid") and lot.how == "converted"
-                    and lot.ended_on < paid_on)
+                    and lot.ended_on < judged)
             out.setdefault(owner.holder, []).append((lot, lost))
         return out
 
@@ -172,9 +180,11 @@ class Payments:
             judged = pay if m.r["questionnaire_entitlement_judged_on"] == "payment_date" \
                 else record
             judged = min(judged, m.as_of + ONE)
+            converted_by = pay if m.r["conversion_judged_on"] == "interest_payment_date" \
+                else paid_on
             end = min(pay, m.last_day + ONE)
             row, exact_row = {}, {}
-            notes = self.claims(start, record, paid_on)
+            notes = self.claims(start, record, converted_by)
             shares = self.share_claims(record)
             for holder in sorted(set(notes) | set(shares)):
                 lots, mine = notes.get(holder, []), shares.get(holder, [])
@@ -195,7 +205,8 @@ class Payments:
                     total += Fraction(principal) * Fraction(rate) / 100 * f
                     d += ONE
                 if m.r["conversion_forfeits"] == "all_unpaid":
-                    later = self.converted_later(lots, start, end, rates, convention, paid_on)
+                    later = self.converted_later(lots, start, end, rates, convention,
+                                                 converted_by)
                 if not self.entitled(holder, judged):
                     total = Fraction(0)
                 elif later and total:
@@ -233,12 +244,13 @@ class Payments:
 
     # ---------------------------------------------------------------- all_unpaid
 
-    def converted_later(self, lots, start, end, rates, convention, paid_on):
-        """Each Note held on the record date and converted on or after the payment day,
-        with its own part of the Holder's exact amount (a lot alone)."""
+    def converted_later(self, lots, start, end, rates, convention, judged):
+        """Each Note held on the record date and converted on or after the day judged by
+        (conversion_judged_on), with its own part of the Holder's exact amount (a lot
+        alone)."""
         out = []
         for lot, lost in lots:
-            if lot.how != "converted" or lot.ended_on < paid_on:
+            if lot.how != "converted" or lot.ended_on < judged:
                 continue
             part, run_start, key = Fraction(0), None, None
             d = start
