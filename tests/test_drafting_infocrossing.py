@@ -7,6 +7,7 @@ the one in ``/work/shared/contracts/`` (checked below when that folder is there)
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,8 @@ NOT_IN_THE_RRA = ["maturity", "conversion_price", "payment.interest_payment_date
 #: (read by hand from the text)
 SECTIONS = {
     "closing_date": ("RRA §1 Closing Date", "CLOSING DATE: The date of this Agreement."),
+    "maximum_principal": ("RRA preamble", "$60,000,000 ($72,000,000 if the Initial Purchaser "
+                                          "exercises its option thereunder in full)"),
     "filing": ("RRA §2(a)(i)", "not later than 15 days after the date hereof"),
     "effectiveness": ("RRA §2(a)(ii)", "not later than 120 days after the date hereof"),
     "effectiveness_period": ("RRA §2(a)(iii)", "terminate upon the earliest of"),
@@ -79,14 +82,23 @@ SECTIONS = {
     "citations.business_day": ("RRA §1 Business Day", "BUSINESS DAY: A day other than a "
                                                       "Saturday or Sunday"),
     "citations.suspension_notice": ("RRA §4(c)", '(a "SUSPENSION NOTICE")'),
+    "citations.shelf_sale": ("RRA §1 Transfer Restricted Securities (A)",
+                             "disposed of in accordance with the Shelf Registration Statement"),
+    "citations.named_selling_holder": ("RRA §4(d)", "shall not be permitted to sell any "
+                                                    "Transfer Restricted Securities pursuant to "
+                                                    "the Shelf Registration Statement"),
 }
 
 
 def _without_quotes(value):
     """Terms with every quotation left out (a quotation is the text's own words; the
-    template's are cut by hand with "..." where the draft quotes the whole clause)."""
+    template's are cut by hand with "..." where the draft quotes the whole clause), and
+    the words the template adds after a preamble's section ("RRA preamble ($60,000,000;
+    $72,000,000 with the Initial Purchaser's option)": the draft cites "RRA preamble" and
+    quotes those words)."""
     if isinstance(value, dict):
-        return {k: _without_quotes(v) for k, v in value.items() if k != "quote"}
+        return {k: (re.sub(r"^(RRA preamble) \(.*\)$", r"\1", v) if k == "section" else
+                    _without_quotes(v)) for k, v in value.items() if k != "quote"}
     if isinstance(value, list):
         return [_without_quotes(v) for v in value]
     return value
@@ -153,6 +165,9 @@ def test_the_values_read_are_those_of_the_text(alone):
     assert (t["effectiveness"]["count"], t["effectiveness"]["anchor"]) == (120, "date_hereof")
     # §1 "CLOSING DATE: The date of this Agreement"; preamble "dated as of June 30, 2004"
     assert t["closing_date"] == "2004-06-30" and "agreement_date" not in t
+    # preamble: "$60,000,000 ($72,000,000 if the Initial Purchaser exercises its option
+    # thereunder in full)": at most 72,000,000 of Notes
+    assert t["maximum_principal"] == "72000000"
     # §3(a): (i) 0.25% for the first 90-day period; (ii) 1.00% from the 91st day; (iii)
     # 3.00% from the second anniversary; (iv) +2.00 points each anniversary from the third
     # (the text's illustration: 3.00 + 2.00 x 3 = 9.00% on the fifth anniversary)
@@ -197,7 +212,8 @@ def test_the_sentences_the_ledger_reads_two_ways_are_named(alone):
     draft names it and its values, and pins none."""
     assert {r.name for r in alone.readings} == {
         "default_date", "rate_clock", "overlapping_defaults", "rate_after_second_anniversary",
-        "conversion_forfeits", "no_questionnaire_request",
+        "conversion_forfeits", "conversion_judged_on", "shelf_buyer_paid",
+        "no_questionnaire_request",
         "questionnaire_entitlement_judged_on", "questionnaire_deadline", "window_breach",
         "window_material_allowance", "registered_securities",
         "default_after_effectiveness_period"}

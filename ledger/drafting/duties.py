@@ -175,6 +175,13 @@ def _citations(p: Phrases) -> None:
         d = p.a.definition(term)
         if d is not None:
             p.found(name, term, d.where, p.a.quote(d.start, p.a.sentence(d.start)[1]))
+    for m in p.finditer(r"not\s+be\s+permitted\s+to\s+sell[^.]*?pursuant\s+to\s+the\s+Shelf\s+"
+                        r"Registration\s+Statement"):
+        s0, s1 = p.a.sentence(m.start())
+        if re.search(r"Questionnaire", p.text[s0:s1]):
+            p.found("named selling holder", "named selling holder", p.a.section(m.start()),
+                    p.a.quote(s0, s1))
+            break
     d = p.a.definition("Suspension Notice")
     if d is not None and "§1" not in d.where:
         s0, s1 = p.a.sentence(d.start)

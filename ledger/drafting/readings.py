@@ -11,8 +11,11 @@ Each is recognised by the words that make it ambiguous:
   said of defaults that overlap;
 * ``rate_after_second_anniversary``: a ladder counted both from the default and from the
   anniversaries of the closing;
-* ``conversion_forfeits``: "No Additional Interest shall be payable on any Notes that have
-  been converted";
+* ``conversion_forfeits``, ``conversion_judged_on``: "No Additional Interest shall be
+  payable on any Notes that have been converted" (which amounts; converted before a payment
+  made on a rolled day?);
+* ``shelf_buyer_paid``: paid "to Record Holders of Transfer Restricted Securities" (a buyer
+  under the shelf before the record date?);
 * ``no_questionnaire_request``, ``questionnaire_entitlement_judged_on``: "A Holder will not
   be entitled to Additional Interest unless it has provided ... the Questionnaire prior to
   the deadline specified therein";
@@ -69,6 +72,14 @@ def read(p: Phrases) -> None:
                                       r"\s+that\s+have\s+been\s+converted"),
          "which damages converted Notes lose: unpaid ones, or only those after the "
          "conversion")
+    note("conversion_judged_on", where(r"shall\s+be\s+payable\s+on\s+any\s+(?:Notes|"
+                                       r"Debentures)\s+that\s+have\s+been\s+converted"),
+         "Notes converted after an Interest Payment Date but before the day it is paid on: "
+         "converted before the payment or not")
+    note("shelf_buyer_paid", where(r"to\s+Record\s+Holders\s+of\s+Transfer\s+Restricted\s+"
+                                   r"Securities"),
+         "is a buyer of Notes sold under the shelf before the record date paid, as Record "
+         "Holder, what they accrued while Transfer Restricted")
     entitled = where(r"not\s+be\s+entitled\s+to\s+[^.]{0,60}?unless[^.]{0,120}?Questionnaire")
     note("no_questionnaire_request", entitled,
          "is a Holder never asked for a Questionnaire entitled")

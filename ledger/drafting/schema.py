@@ -40,6 +40,10 @@ _PAID_TO = {"Record Holders of Transfer Restricted Securities": "record_holders_
             "record Holders": "record_holders"}
 _BASE = {"Transfer Restricted": "transfer_restricted", "outstanding": "outstanding"}
 _CONVERSION = {"none": "none", "Applicable Conversion Price": "applicable_conversion_price"}
+#: the sentences other rules rest on, as ``citations`` names them
+_DEFINITIONS = {"record holder": "record_dates", "business day": "business_day",
+                "suspension notice": "suspension_notice", "shelf sale": "shelf_sale",
+                "named selling holder": "named_selling_holder"}
 
 
 @dataclass(frozen=True)
@@ -204,11 +208,15 @@ class _Builder:
         if self.take("conversion price", "conversion_price", str,
                      "the conversion price is not stated") is not None:
             self._cite("conversion_price", f.get("conversion price"))
+        principal = f.get("maximum principal")        # optional: none stated, none checked
+        if principal is not None:
+            self.put("maximum_principal", str(principal.value), principal)
+            self._cite("maximum_principal", principal)
 
     def _cite(self, name: str, found: Found) -> None:
         self.terms.setdefault("citations", {})[name] = {"section": found.section,
                                                         "quote": found.quote}
-        if name in ("record_dates", "business_day", "suspension_notice"):
+        if name in _DEFINITIONS.values():
             self.found.append(Term(f"citations.{name}", None, found.section, found.quote,
                                    "the definition other rules cite"))
 
@@ -356,8 +364,7 @@ class _Builder:
             "section": majority.section, "quote": majority.quote}, majority)
 
     def _citations(self) -> None:
-        for term, name in (("record holder", "record_dates"), ("business day", "business_day"),
-                           ("suspension notice", "suspension_notice")):
+        for term, name in _DEFINITIONS.items():
             found = self.f.get(term)
             if found is not None:
                 self._cite(name, found)

@@ -91,12 +91,36 @@ def _dates(p: Phrases) -> None:
                      f"{m.group('y')}'): the day is the Indenture's", section,
                      p.a.quote(max(0, m.start() - 40), m.end()).split(" ", 1)[-1])
             break
+    _maximum_principal(p)
     for m in p.finditer(r"(?:initial\s+)?conversion\s+price\s+(?:of|equal\s+to|is)\s+"
                         r"\$\s*(?P<price>\d+(?:\.\d+)?)"):
         from decimal import Decimal
 
         p.found("conversion price", Decimal(m.group("price")), *p.clause(m.start(), m.end()))
         break
+
+
+def _maximum_principal(p: Phrases) -> None:
+    """The most Notes the agreement covers: "$60,000,000 ($72,000,000 if the Initial
+    Purchaser exercises its option thereunder in full) in aggregate principal amount" is
+    72,000,000; without an option, the amount itself."""
+    from decimal import Decimal
+
+    money = r"\$\s*(?P<{}>\d{{1,3}}(?:,\d{{3}})+)"
+    m = next(iter(p.finditer(
+        money.format("a") + r"\s*\(\s*" + money.format("b") + r"\s+if\s+the\s+Initial\s+"
+        r"Purchasers?\s+exercises?\s+(?:its|their)\s+option[^)]*\)\s+in\s+aggregate\s+"
+        r"principal\s+amount")), None) or next(iter(p.finditer(
+            money.format("a") + r"\s+(?:in\s+)?aggregate\s+principal\s+amount\s+of\s+"
+            r"(?:the\s+Company's\s+)?[^.;]{0,60}?(?:Notes|Debentures)")), None)
+    if m is None:
+        return
+    amount = m.group("b") if "b" in m.re.groupindex and m.group("b") else m.group("a")
+    s0, s1 = p.a.clause(m.start(), m.end())
+    note = ("the amount with the Initial Purchaser's option exercised in full"
+            if "b" in m.re.groupindex and m.group("b") else None)
+    p.found("maximum principal", Decimal(amount.replace(",", "")), p.a.section(m.start()),
+            p.a.quote(s0, s1), note)
 
 
 # --------------------------------------------------------------------- deadlines
@@ -299,6 +323,10 @@ def _transfer_restricted(p: Phrases) -> None:
                          r"under)\s+(?:an?\s+effective\s+|the\s+)?(?:Shelf\s+)?Registration"
                          r"\s+Statement", item, re.I):
                 until.append("shelf sale")
+                if k is not node:
+                    p.found("shelf sale", "shelf sale", p.a.cite(k),
+                            p.a.quote(k.start, k.end).rstrip(" ;,").removesuffix(" and")
+                            .rstrip(" ;,"))
             if re.search(r"ceases?\s+to\s+be\s+outstanding|no\s+longer\s+outstanding", item,
                          re.I):
                 until.append("not outstanding")
