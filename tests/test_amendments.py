@@ -270,3 +270,34 @@ def test_the_terms_say_who_is_paid(tmp_path, paid_to, expected):
                ev("ShelfEffective", "2004-11-15"))
         r = report_of(ledger, "2005-02-01")
     assert r["additional_interest"]["payments"][0]["amounts"] == expected
+
+
+def test_paid_from_its_own_delivery_on_notes_it_sold_after_the_record_date(tmp_path):
+    """Found by the differential test (issue 33): under ``questionnaire_holders_from_
+    delivery`` a Record Holder's Notes sold after the record date were counted from the
+    buyer's delivery, not the Record Holder's. L (delivered 2004-11-05) holds 60,000,000
+    on the record date 2005-01-01 and sells 20,000,000 privately to M on 2005-01-05; M
+    delivered on 2005-01-10. L is owed for 2005-01-15 on all 60,000,000 from its own
+    delivery: 60,000,000 x 0.0025 x 10/360 = 4,166.67 (2004-11-05 to 11-15: 10 days);
+    the old code gave 40,000,000 x 0.0025 x 10/360 = 2,777.78. M, delivering only after
+    the default was cured, earns nothing and is not listed."""
+    from ledger.operations import opening_event
+
+    t = copy.deepcopy(TEMPLATES["infocrossing-rra-2004"])
+    t["terms"]["payment"]["paid_to"] = "questionnaire_holders_from_delivery"
+    t["terms"]["maximum_principal"] = None
+    path = tmp_path / "terms.json"
+    path.write_text(json.dumps({"kind": t["kind"], "name": t["name"],
+                                "date": "2004-06-30", "terms": t["terms"]}))
+    with Ledger(str(tmp_path / "p.db")) as ledger:
+        ledger.append([opening_event("rra", terms_file=str(path))])
+        append(ledger, ev("NotesIssued", "2004-06-30", holder="L", principal="60000000"),
+               ev("NotesIssued", "2004-06-30", holder="M", principal="40000000"),
+               ev("ShelfFiled", "2004-07-13"),
+               ev("QuestionnaireDelivered", "2004-11-05", holder="L"),
+               ev("ShelfEffective", "2004-11-15"),
+               ev("NotesTransferred", "2005-01-05", from_holder="L", to_holder="M",
+                  principal="20000000", under="private"),
+               ev("QuestionnaireDelivered", "2005-01-10", holder="M"))
+        r = report_of(ledger, "2005-02-01")
+    assert r["additional_interest"]["payments"][0]["amounts"] == {"L": "4166.67"}

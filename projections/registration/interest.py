@@ -330,15 +330,16 @@ def holder_amounts(period: InterestPeriod, cutoff: date, accrual: Accrual,
     outstanding, free = payees.outstanding, payees.free
     since: dict[str, date] = {}     # paid_to Questionnaire holders from their delivery
 
-    def window(lot: Lot) -> tuple[date, date] | None:
-        """The days of the period ``lot`` earns on, if any of them accrues."""
+    def window(lot: Lot, holder: str) -> tuple[date, date] | None:
+        """The days of the period ``lot`` earns on for ``holder`` (its Record Holder: a
+        lot it sold after the record date is its own for the period), if any accrues."""
         lo = start if lot.issued_on < start else lot.issued_on
         end = lot.ended_on if outstanding else lot.trs_end
         if free < last_day and (end is None or free < end):
             end = free
         hi = last_day if end is None or end > last_day else end
-        if since and lot.holder in since and since[lot.holder] > lo:
-            lo = since[lot.holder]
+        if since and holder in since and since[holder] > lo:
+            lo = since[holder]
         if lo >= hi:
             return None
         days = (lo, hi)
@@ -385,7 +386,7 @@ def holder_amounts(period: InterestPeriod, cutoff: date, accrual: Accrual,
             lot = leaves[0]
             sold = lot.trs_until
             if lot.converted_on is None and (sold is None or sold > record_date):
-                if (days := window(lot)) is not None:
+                if (days := window(lot, holder)) is not None:
                     right = (never if holder not in asked and holder not in delivered
                              else entitlement(holder, judged_on, no_request))
                     q = 0 + lot.principal   # as ``live`` sums it: the same Decimal
@@ -407,7 +408,7 @@ def holder_amounts(period: InterestPeriod, cutoff: date, accrual: Accrual,
         forfeited_on = None
         turned: dict[str, None] = {}
         for lot in leaves:
-            if (days := window(lot)) is not None:
+            if (days := window(lot, holder)) is not None:
                 converted = lot.converted_on
                 if between and converted is not None and between[0] <= converted < between[1]:
                     turned["conversion_judged_on"] = None
@@ -424,7 +425,7 @@ def holder_amounts(period: InterestPeriod, cutoff: date, accrual: Accrual,
                 into[days] = into.get(days, 0) + lot.principal
                 ended = ended or lot.ended_on is not None
         for lot in retired:
-            if (days := window(lot)) is not None:
+            if (days := window(lot, holder)) is not None:
                 live[days] = live.get(days, 0) + lot.principal
                 ended = True    # converted or retired
         for days, q in shared.get(holder, {}).items():
