@@ -22,6 +22,7 @@ COMMAND_MODULES = {
     **dict.fromkeys(("explain", "history", "whatif", "scenarios"), "analysts"),
     **dict.fromkeys(("verify", "export", "views"), "auditing"),
     "types": "catalog", "clause": "clauses", "demo": "demo", "log": "log",
+    **dict.fromkeys(("keygen", "checkpoint", "statement", "restatements"), "proofs"),
     **dict.fromkeys(("init", "append", "record", "retract", "correct"), "operators"),
     **dict.fromkeys(("interpretations", "report", "status", "interest", "suspensions",
                      "deadlines", "consents", "trueup", "instruments"), "reports"),

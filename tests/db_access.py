@@ -48,6 +48,14 @@ class Raw:
     def count(self) -> int:
         return len(self.rows())
 
+    def drop_tree(self) -> None:
+        """What a forger who rewrites the log does to the Merkle tree kept beside it
+        (``ledger.store.merkle``), which would name the first rewritten event: removes
+        it. The ledger then looks like one written before the tree was kept; only a
+        checkpoint signed before the rewrite shows it."""
+        with self._conn() as c:
+            c.execute("DELETE FROM ledger_merkle_tiles")
+
 
 def store_rows(url: str) -> list[tuple]:
     """Every row of the event and snapshot tables, in storage order, as plain values: two

@@ -92,6 +92,38 @@ class StableView:
                              originator_version=r["originator_version"], topic=r["topic"],
                              state=blob(r["state"])) for r in rows]
 
+    def rows_after(self, after: int, limit: int) -> list[tuple[Any, ...]]:
+        """Every row of the log after position ``after`` (``limit`` of them), as the
+        database gives them, in plain tuples: ``(position, originator_id as stored,
+        originator_version, topic, state)`` (the stream id is hexadecimal text on SQLite,
+        a UUID on PostgreSQL: ``_id`` makes one so). No notification object, no stream
+        id parsed, no row looked up by name: ``verify``'s walk of a million rows."""
+        position = "notification_id" if self._pg else "rowid"
+        sql = (f"SELECT {position}, originator_id, originator_version, topic, state "
+               f"FROM {self._events} WHERE {position} > ? ORDER BY {position} LIMIT ?")
+        if self._pg:
+            from psycopg.rows import tuple_row
+
+            factory, self._cursor.row_factory = self._cursor.row_factory, tuple_row
+            try:
+                return self._rows(sql, (after, limit))
+            finally:
+                self._cursor.row_factory = factory
+        raw = self._cursor.sqlite_cursor
+        factory, raw.row_factory = raw.row_factory, None
+        try:
+            return self._rows(sql, (after, limit))
+        finally:
+            raw.row_factory = factory
+
+    def snapshot_versions(self) -> dict[Any, int]:
+        """The version of each stream's latest snapshot (stream ids as stored)."""
+        if self._snapshots is None:
+            return {}
+        return {r["originator_id"]: r["v"] for r in self._rows(
+            f"SELECT originator_id, MAX(originator_version) AS v FROM {self._snapshots} "
+            "GROUP BY originator_id", ())}
+
     def stream(self, originator_id: UUID, *, lte: int) -> list[StoredEvent]:
         """One stream's rows, versions 1 to ``lte``, in version order."""
         rows = self._rows(
