@@ -14,6 +14,7 @@ import click
 from .common import console, db_option, guarded, open_ledger, print_json, report_options, today
 from .formats import csv_option, one_format, plain_text, write_csv
 from .main import cli
+from .preview import brief as _brief, shorten  # noqa: F401 (shorten: tests read it here)
 
 PATHS_HELP = """FIGURE is a path into the report JSON (`report --json`): `.` steps into an
 object (keys match as written, dots and spaces included: `amounts.Lehman Brothers Inc.`;
@@ -74,18 +75,6 @@ def _csv_value(value: Any) -> Any:
 def _data_summary(data: dict) -> str:
     text = ", ".join(f"{k}={_text(v)}" for k, v in data.items() if k != "terms")
     return shorten(text, 90)
-
-
-def shorten(text: str, limit: int) -> str:
-    """``text`` cut to about ``limit`` characters between words, never inside one: an
-    event's name was cut to ``Notes due 20...`` and an obligation to ``Registrati...``.
-    A single word longer than the limit is kept whole (a figure or an id is never cut)."""
-    if len(text) <= limit:
-        return text
-    cut = text.rfind(" ", 0, limit - 3)
-    if cut <= 0:
-        return text
-    return text[:cut].rstrip(",;:") + " ..."
 
 
 # ----------------------------------------------------------------------------- explain
@@ -299,8 +288,8 @@ def history(deal: str, figure: str | None, figure_option: str | None, as_of: str
 
 SCENARIO_HELP = """The real ledger is never written. Added events get ids whatif-1, whatif-2
 ... and count even with --known-at (which limits the real history); a replacement takes the
-place, seq and recorded time of the event it replaces. EVENT_ID may be any unique prefix
-(the 8 characters `log` shows always do). The baseline is the real history under the
+place, seq and recorded time of the event it replaces. EVENT_ID is seq:N or 6 or more
+characters of its id (the 8 `log` shows always do). The baseline is the real history under the
 default interpretations; --interpret switches them in the scenario only.
 
 \b
@@ -330,15 +319,19 @@ change options are added to it).
 @click.option("--through", "through", default=None, metavar="YYYY-MM-DD",
               help="Also judge both histories on this later day (default: the latest "
                    "change dated after --as-of), to see the obligations and money differ.")
+@click.option("--verbose", "-v", is_flag=True,
+              help="Also every figure that differs, by its path in the report.")
 @csv_option
 @report_options
 @guarded
 def whatif(deal: str, add: tuple[str, ...], drop: tuple[str, ...], replace: tuple[str, ...],
            save_as: str | None, scenario: str | None, as_json: bool, as_csv: bool,
-           through: str | None, db: str, as_of: str | None, known_at: str | None,
-           interpret: tuple[str, ...]) -> None:
+           through: str | None, verbose: bool, db: str, as_of: str | None,
+           known_at: str | None, interpret: tuple[str, ...]) -> None:
     """The report of DEAL with events added, dropped or replaced, or interpretations
-    switched, beside the real one: the figures that differ."""
+    switched, beside the real one: what differs, money first (per Holder and date,
+    before -> after), then the Registration Defaults and the obligations that moved,
+    then how many other figures differ (by path with --verbose, --json or --csv)."""
     from publishing import reading, scenarios
     from ledger.errors import UsageError
     from projections.whatif import resolve_changes, whatif as run_whatif
@@ -375,14 +368,16 @@ def whatif(deal: str, add: tuple[str, ...], drop: tuple[str, ...], replace: tupl
                     "baseline": _csv_value(row.get("baseline")),
                     "scenario": _csv_value(row.get("scenario"))} for row in result["diff"]))
     else:
-        show_whatif(result, console())
+        show_whatif(result, console(), verbose=verbose)
     if note:
         click.echo(note, err=fmt != "table")
 
 
-def show_whatif(result: dict, out) -> None:
-    from rich.markup import escape
-    from rich.table import Table
+def show_whatif(result: dict, out, verbose: bool = False) -> None:
+    """The what-if's answer, money first (``cli.preview.impact_lines``), and with
+    ``verbose`` every figure that differs by its path (issue 31, item 10: the answer was
+    a flat list of paths, "33 figures differ", episode numbers beside the money)."""
+    from .preview import echo_wrapped, impact_lines
 
     ch = result["changes"]
     parts = []
@@ -395,13 +390,24 @@ def show_whatif(result: dict, out) -> None:
     if ch["interpretations"]:
         parts.append(", ".join(f"{k}={v}" for k, v in ch["interpretations"].items()))
     known = f", as known at {result['known_at']}" if result["known_at"] else ""
-    title = (f"what if ({'; '.join(parts)}): {result['deal']} as of "
-             f"{result['as_of']}{known}: {len(result['diff'])} figure(s) differ")
+    title = f"what if ({'; '.join(parts)}): {result['deal']} as of {result['as_of']}{known}"
+    echo_wrapped([title], out.width)
+    echo_wrapped(impact_lines(result["impact"]), out.width, "  ")
+    if verbose:
+        show_paths(result, out)
+    if result.get("forward"):
+        show_forward(result["forward"], out, verbose)
+
+
+def show_paths(result: dict, out) -> None:
+    """Every figure that differs, by its path, beside its two values."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    title = f"every figure that differs, by its path ({len(result['diff'])})"
     if out.width < WIDE_ENOUGH:
         click.echo(diff_blocks(title, [(row["figure"], *_sides(row)) for row in result["diff"]],
                                out.width))
-        if result.get("forward"):
-            show_forward(result["forward"], out)
         return
     table = Table(title=title, expand=True)
     table.add_column("figure", overflow="fold", ratio=2)
@@ -412,16 +418,21 @@ def show_whatif(result: dict, out) -> None:
         new = "(absent)" if row["change"] == "removed" else _brief(row["scenario"])
         table.add_row(escape(row["figure"]), escape(base), escape(new))
     out.print(table)
-    ahead = result.get("forward")
-    if ahead:
-        show_forward(ahead, out)
 
 
-def show_forward(ahead: dict, out) -> None:
-    """What-if forward (issue 16): the obligations and figures that differ on the later
-    day both histories are judged on."""
+def show_forward(ahead: dict, out, verbose: bool = False) -> None:
+    """What-if forward (issue 16): what differs on the later day both histories are
+    judged on, money first; with ``verbose`` every obligation and figure by its path."""
     from rich.markup import escape
     from rich.table import Table
+
+    from .preview import echo_wrapped, impact_lines
+
+    echo_wrapped(["", f"judged on {ahead['judged_on']} (changes dated "
+                      f"{', '.join(ahead['later_changes']) or 'none'}):"], out.width)
+    echo_wrapped(impact_lines(ahead["impact"]), out.width, "  ")
+    if not verbose:
+        return
 
     def cell(o):
         if o is None:
@@ -484,14 +495,6 @@ def diff_blocks(title: str, rows: list[tuple], width: int) -> str:
         out.append(wrap(f"baseline: {base}", "    "))
         out.append(wrap(f"scenario: {new}", "    "))
     return "\n".join(out)
-
-
-def _brief(value: Any) -> str:
-    """A figure for a table cell; an entry added or removed whole as ``field=value, ...``."""
-    if isinstance(value, dict):
-        text = ", ".join(f"{k}={_text(v)}" for k, v in value.items())
-        return shorten(text, 120)
-    return _text(value)
 
 
 @cli.command("scenarios")

@@ -66,6 +66,17 @@ def clause(ref: tuple[str, ...], list_all: bool, deal: str | None, as_json: bool
     show_page(page)
 
 
+def hanging(out, lead: str, text: str) -> None:
+    """``text`` wrapped at the console's width, its later lines indented under its first
+    word (they began at the margin)."""
+    import textwrap
+
+    click.echo("\n".join(textwrap.wrap(" ".join(text.split()), out.width,
+                                       initial_indent=lead,
+                                       subsequent_indent=" " * len(lead) + "  ",
+                                       break_long_words=False, break_on_hyphens=False)))
+
+
 def show_page(page: dict) -> None:
     from rich.markup import escape
 
@@ -80,13 +91,18 @@ def show_page(page: dict) -> None:
         out.print(f"[dim]{escape(page['note'])}[/dim]")
     if page["contract_text"]:
         click.echo(page["contract_text"])   # as printed: its lines fit 80 columns
+    # in the contract's language (issue 31, item 14): what each rule does, in its own
+    # words (the functions' names are in --json), each entry's lines indented under it
     out.print(f"\n[bold]Rules that implement it[/bold] ({len(page['rules'])}):")
     for r in page["rules"]:
-        out.print(f"  {escape(r['rule'])}: {escape(r['doc'])}")
-    out.print(f"\n[bold]Interpretations that touch it[/bold] ({len(page['interpretations'])}):")
+        hanging(out, "  - ", r["words"])
+    out.print(f"\n[bold]Interpretations that touch it[/bold] ({len(page['interpretations'])}; "
+              "switch one with --interpret NAME=READING):")
     for i in page["interpretations"]:
-        out.print(f"  {escape(i['name'])} (default {escape(str(i['default']))}; "
-                  f"{escape(i['clause'])}): {escape(', '.join(i['readings']))}")
+        hanging(out, "  - ", f"{i['name']} ({i['clause']}):")
+        for value, meaning in i["readings"].items():
+            default = " (the default)" if value == i["default"] else ""
+            hanging(out, "        ", f"{value}{default}: {meaning}")
     if "figures" in page:
         out.print(f"\n[bold]Figures of {escape(str(page['deal']))} as of {page['as_of']} that "
                   f"rely on it[/bold] ({len(page['figures'])}):")

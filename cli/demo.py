@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 
 import click
 
@@ -25,6 +26,7 @@ def demo(db: str | None) -> None:
 
     from .views import money, show_report
 
+    temporary = db is None
     if db is None:
         import tempfile
 
@@ -54,10 +56,31 @@ def demo(db: str | None) -> None:
     as_of, known_at = KNOWN_AT_EXAMPLE["as_of"], KNOWN_AT_EXAMPLE["known_at"]
     now = load_report(db, RRA, as_of, None, ())["additional_interest"]["accrued_to_as_of"]
     then = load_report(db, RRA, as_of, known_at, ())["additional_interest"]["accrued_to_as_of"]
+    where = (f" (the demo ledger is a temporary file: `{program()} demo --db demo.db` builds "
+             "one where you choose)" if temporary else "")
     out.print(f"Additional Interest accrued as of {as_of}: {money(now)} with everything "
-              f"recorded, {money(then)} as known at {known_at}. Try:")
-    for line in (f"deal-ledger report {RRA} --db {db} --as-of {as_of} --known-at {known_at}",
-                 f"deal-ledger history {RRA} --db {db} --as-of {as_of} "
+              f"recorded, {money(then)} as known at {known_at}. Try{where}:")
+    # commands that work as printed (issue 31, item 16): the program as it was run (a
+    # `deal-ledger` not on PATH is `.venv/bin/deal-ledger`), the ledger's path quoted
+    me, at = program(), shlex.quote(db)
+    for line in (f"{me} report {RRA} --db {at} --as-of {as_of} --known-at {known_at}",
+                 f"{me} history {RRA} --db {at} --as-of {as_of} "
                  "additional_interest.accrued_to_as_of",
-                 f"deal-ledger log --db {db} --deal {RRA}"):
+                 f"{me} log --db {at} --deal {RRA}"):
         out.print(Text("  " + line), soft_wrap=True)  # one line, to copy and paste
+
+
+def program() -> str:
+    """The command as it can be typed again: ``deal-ledger`` if that name on PATH runs
+    this program (or it was not run as the console script), else the path it was run
+    by, as typed (``.venv/bin/deal-ledger``, after the README's set-up)."""
+    import shutil
+    import sys
+
+    ran = sys.argv[0] if sys.argv else ""
+    if os.path.basename(ran) != "deal-ledger":
+        return "deal-ledger"
+    found = shutil.which("deal-ledger")
+    if found and os.path.realpath(found) == os.path.realpath(ran):
+        return "deal-ledger"
+    return shlex.quote(ran)

@@ -20,9 +20,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
                "deal-ledger record ShelfFiled --deal my-rra --date 2004-07-13 \\\n"
                "      file_number=333-117340"),
     "retract": ("Retract an event (it stays in the log, marked).",
-                "deal-ledger retract 1a2b3c4d --reason 'entered twice'"),
+                "deal-ledger retract seq:17 --reason 'entered twice'"),
     "correct": ("Retract an event and append its replacement at once.",
-                "deal-ledger correct 1a2b3c4d fixed.jsonl --reason 'wrong date'"),
+                "deal-ledger correct seq:17 fixed.jsonl --reason 'wrong date'"),
+    "reinstate": ("Withdraw a retraction made in error: the event counts again.",
+                  "deal-ledger reinstate seq:18 --reason 'retracted the wrong payment'"),
     "log": ("Show the log in seq order, filtered, streamed.",
             f"deal-ledger log --deal {RRA} --limit 20"),
     "types": ("List the event types, their fields and an example.",

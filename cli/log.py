@@ -13,6 +13,8 @@ from typing import Any
 
 import click
 
+from ledger.stored import COMMON_TYPE_NAMES, TYPE_KINDS
+
 from .common import db_option, guarded, open_ledger
 from .formats import csv_option, one_format, plain_text, stdout, visible, write_csv
 from .main import cli
@@ -168,7 +170,12 @@ def _print_lines(ledger: Any, where: Any, limit: int | None, retracted: Any) -> 
     strike = _is_terminal()
     indent = " " * (digits + 2)
     out = stdout()
-    click.echo(f"{'seq':>{digits}}  {'date':<10}  {'id':<8}  type  deal  data  (recorded, by)")
+    if width:   # columns under their heading (issue 31, item 15: at 80 they did not line up)
+        click.echo(f"{'seq':>{digits}}  {'date':<10}  {'id':<8}  {'type':<{TYPE_WIDTH}}  deal")
+        click.echo(f"{indent}data  (recorded, by)")
+    else:       # a pipe or a file: one line per event, for grep
+        click.echo(f"{'seq':>{digits}}  {'date':<10}  {'id':<8}  type  deal  data  "
+                   "(recorded, by)")
     records = closing(log_records(ledger, where, limit=None if limit is None else limit + 1))
     with records as stream:
         more, shown, last = _lines(stream, out, digits, width, indent, strike, retracted, limit)
@@ -182,6 +189,8 @@ def _print_lines(ledger: Any, where: Any, limit: int | None, retracted: Any) -> 
 # Joins a recording time's date and time while the line is wrapped (textwrap breaks at
 # ASCII spaces only), then prints as a space: "2026-11-24" / "01:56:39" was split.
 KEEP = "\u00a0"
+# The widest event type's name (CamdenWarrantsCancelled): the type column at a terminal
+TYPE_WIDTH = max(map(len, (*COMMON_TYPE_NAMES, *TYPE_KINDS)))
 
 
 def _lines(stream: Any, out: Any, digits: int, width: int | None, indent: str, strike: bool,
@@ -193,15 +202,27 @@ def _lines(stream: Any, out: Any, digits: int, width: int | None, indent: str, s
             break
         rid = str(r.get("id", ""))
         by = retracted.of(r)
-        note = f"  RETRACTED by {by[:8]}" if by else ""
+        # a retraction taken back by an EventReinstated (issue 31) is withdrawn, not retracted
+        word = "WITHDRAWN" if r.get("type") == "EventRetracted" else "RETRACTED"
+        note = f"  {word} by {by[:8]}" if by else ""
         data = summary(r.get("data"))   # ShelfEffective has none: no blank gap for it
-        line = visible(f"{r.get('seq', '?'):>{digits}}  {r.get('date')}  {rid[:8]}  "
-                       f"{r.get('type')}  {r.get('deal')}  {data + '  ' if data else ''}"
-                       f"(recorded {str(r.get('recorded_at', ''))[:19].replace('T', KEEP)}, "
-                       f"by {r.get('recorded_by')}){note}")
-        text = ("\n".join(textwrap.wrap(line, width, subsequent_indent=indent,
-                                        break_long_words=False, break_on_hyphens=False))
-                if width else line).replace(KEEP, " ")
+        # every field's control characters made visible (issue 29): a stored escape or
+        # newline neither clears the screen nor forges a line
+        head = visible(f"{r.get('seq', '?'):>{digits}}  {r.get('date')}  {rid[:8]}  ")
+        kind, deal = visible(str(r.get("type"))), visible(str(r.get("deal")))
+        rest = visible(f"{data + '  ' if data else ''}(recorded "
+                       f"{str(r.get('recorded_at', ''))[:19].replace('T', KEEP)}, by "
+                       f"{r.get('recorded_by')}){note}")
+        if width:   # the type padded to its column, the deal after it; the rest below
+            text = "\n".join(
+                textwrap.wrap(f"{head}{kind:<{TYPE_WIDTH}}  {deal}",
+                              width, subsequent_indent=indent, break_long_words=False,
+                              break_on_hyphens=False)
+                + textwrap.wrap(rest, width, initial_indent=indent, subsequent_indent=indent,
+                                break_long_words=False, break_on_hyphens=False)
+            ).replace(KEEP, " ")
+        else:
+            text = f"{head}{kind}  {deal}  {rest}".replace(KEEP, " ")
         out.write((click.style(text, strikethrough=True, dim=True) if by and strike else text)
                   + "\n")
         shown += 1

@@ -23,7 +23,8 @@ COMMAND_MODULES = {
     **dict.fromkeys(("verify", "export", "views"), "auditing"),
     "types": "catalog", "clause": "clauses", "demo": "demo", "log": "log",
     **dict.fromkeys(("keygen", "checkpoint", "statement", "restatements"), "proofs"),
-    **dict.fromkeys(("init", "append", "record", "retract", "correct"), "operators"),
+    **dict.fromkeys(("init", "append", "record"), "operators"),
+    **dict.fromkeys(("retract", "correct", "reinstate"), "corrections"),
     **dict.fromkeys(("interpretations", "report", "status", "interest", "suspensions",
                      "deadlines", "consents", "trueup", "instruments"), "reports"),
 }

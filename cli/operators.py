@@ -1,4 +1,5 @@
-"""Commands for operators: open a deal, append a batch, record one event, correct one."""
+"""Commands for operators: open a deal, append a batch (or preview it), record one event.
+Retracting, correcting and reinstating are in ``cli.corrections``."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from .common import db_option, guarded, ledger_to_append, open_ledger, user_opti
 from .catalog import RecordCommand
 from .main import cli
 from .progress import progress
+from .writes import _print_appended, _warn, deal_hint
 
 
 BAR_FROM = 1000  # lines: a smaller batch is done before a bar would be read
@@ -24,20 +26,6 @@ def read_with_progress(raw: bytes):
         return read_batch(raw)
     with progress("reading", total=lines, unit="lines") as advance:
         return read_batch(raw, on_progress=advance)
-
-
-def progress_while(label: str, size: int):
-    """A bar without a total (the elapsed time runs) for work that reports no steps."""
-    import contextlib
-
-    if size < BAR_FROM:
-        return contextlib.nullcontext()
-    return progress(label, total=None)
-
-
-def _print_appended(result) -> None:
-    click.echo(f"appended {result.count} event(s); head seq {result.head.seq} "
-               f"hash {result.head.hash}")
 
 
 @cli.command()
@@ -64,73 +52,111 @@ def init(deal: str, template: str | None, terms_file: str | None, key: str | Non
 
 @cli.command()
 @click.argument("source", default="-", required=False)
+@click.option("--dry-run", "dry_run", is_flag=True,
+              help="Check the batch against the ledger and print what it would change "
+                   "(money first, then obligations, then the rest); write nothing. Exit "
+                   "codes as for a real append.")
+@click.option("--as-of", "as_of", default=None, metavar="YYYY-MM-DD",
+              help="With --dry-run: the day the deals are judged on (default: the latest "
+                   "day the batch names).")
+@click.option("--batch-id", "batch_id", default=None, metavar="ID",
+              help="Key the whole batch (line N gets the key ID#N): sent again, it is "
+                   "answered 'already recorded' and nothing is written.")
+@click.option("--allow-duplicates", "allow_duplicates", is_flag=True,
+              help="Accept identical lines as distinct events (refused otherwise).")
+@click.option("--json", "as_json", is_flag=True, help="With --dry-run: the preview as JSON.")
+@click.option("--verbose", "-v", is_flag=True,
+              help="With --dry-run: also every other figure that differs, by its path.")
 @db_option
 @user_option
 @guarded
-def append(source: str, db: str, user: str | None) -> None:
+def append(source: str, dry_run: bool, as_of: str | None, batch_id: str | None,
+           allow_duplicates: bool, as_json: bool, verbose: bool, db: str,
+           user: str | None) -> None:
     """Append a JSON Lines batch from SOURCE (a file, or - for standard input).
 
-    All or nothing: the first bad line is named and nothing is written."""
-    from ledger.jsonl import read_input
+    All or nothing: the first bad line is named and nothing is written. A batch whose
+    keyed lines (an event's `key`, or --batch-id) are recorded already is answered
+    'already recorded: seq a..b' and writes nothing (exit 0): sending it again after a
+    timeout or a crash is safe. Identical lines are refused unless --allow-duplicates."""
     from ledger.store import bulk
+    from ledger.errors import UsageError
+    from ledger.idempotency import refuse_duplicate_lines
+    from ledger.jsonl import read_input, split_lines
 
-    raw = read_input(source)
-    if raw.count(b"\n") + 1 >= bulk.AT:
-        _print_appended(_append_large(raw, db, user))
+    if not dry_run and (as_of or as_json or verbose):
+        raise UsageError("--as-of, --json and --verbose describe a --dry-run",
+                         field="--dry-run")
+    raw = read_input(source)   # a line at a time, within the line limit (issue 29)
+    if not dry_run and batch_id is None and raw.count(b"\n") + 1 >= bulk.AT:
+        if not allow_duplicates:
+            _refuse_duplicates(raw)
+        with ledger_to_append(db) as ledger:
+            appended = _append_large(raw, ledger, user)
+            _print_appended(appended)
+            _warn(ledger, appended)
         return
     batch = read_with_progress(raw)
-    with ledger_to_append(db) as ledger, progress_while(
-            f"checking and writing {len(batch):,} events", len(batch)), \
-            deal_hint(ledger, [e.deal for e in batch]):
-        appended = ledger.append(batch, user=user)
-    _print_appended(appended)
+    if not allow_duplicates:   # once every line is known good: a bad line is named first
+        refuse_duplicate_lines(split_lines(raw))
+    if batch_id is not None:
+        from ledger.idempotency import batch_keyed
+
+        batch = batch_keyed(batch, batch_id)
+    if dry_run:
+        from .preview import show_preview
+
+        show_preview(db, batch, as_of, user, as_json=as_json, verbose=verbose)
+        return
+    with ledger_to_append(db) as ledger:
+        with deal_hint(ledger, [e.deal for e in batch]), \
+                progress_of("checking and writing", len(batch)) as advance:
+            appended = ledger.append(batch, user=user, on_progress=advance)
+        _print_appended(appended)
+        _warn(ledger, appended)
 
 
-def _append_large(raw: bytes, db: str, user: str | None):
+def _refuse_duplicates(raw: bytes) -> None:
+    """``refuse_duplicate_lines`` for a batch not parsed yet: if two lines are the same,
+    a bad line is still named first, as for any batch (the batch is parsed only then)."""
+    from ledger.errors import InvalidEvent
+    from ledger.idempotency import refuse_duplicate_lines
+    from ledger.jsonl import read_batch, split_lines
+
+    try:
+        refuse_duplicate_lines(split_lines(raw))
+    except InvalidEvent:
+        read_batch(raw)
+        raise
+
+
+def progress_of(label: str, size: int):
+    """A bar of ``size`` events, with its count and the time left, for a batch large
+    enough for one to be read (issue 31: it was ``0/?``: the count is known once the
+    batch is parsed); nothing for a small one."""
+    if size < BAR_FROM:
+        return contextlib.nullcontext(None)
+    return progress(label, total=size)
+
+
+def _append_large(raw: bytes, ledger, user: str | None):
     """A large batch parsed, checked and written in one pass where it can be
     (``Ledger.append_lines``). The store is opened before the lines are read, so an
     error of the store, the lock or the operator is answered only once the lines are
     known to be good: a bad line is named first, as for any batch."""
-    from ledger.store import bulk
     from ledger.errors import InvalidEvent, LedgerError, RuleViolation
     from ledger.jsonl import deal_guesses, read_batch, split_lines
 
+    lines = raw.count(b"\n") + (0 if raw.endswith(b"\n") else 1)
     try:
-        with ledger_to_append(db) as ledger, progress_while(
-                "checking and writing the batch", bulk.AT), \
+        with progress_of("checking and writing", lines) as advance, \
                 deal_hint(ledger, lambda: deal_guesses(split_lines(raw)) or ()):
-            return ledger.append_lines(raw, user=user)
+            return ledger.append_lines(raw, user=user, on_progress=advance)
     except LedgerError as err:
         if isinstance(err, (InvalidEvent, RuleViolation)):
             raise
         read_batch(raw)   # raises the first bad line's error, if there is one
         raise
-
-
-@contextlib.contextmanager
-def deal_hint(ledger, deals):
-    """A refusal for a deal never opened gains the closest deals' names (README: a
-    mistyped deal is answered with the closest names). The ledger's deals are read only
-    on that error, so appends that succeed pay nothing for it. ``deals``: the batch's
-    deals, or a function that makes them (called only on that error)."""
-    from ledger.errors import RuleViolation
-    from ledger.guards import NEVER_OPENED
-    from ledger.suggest import did_you_mean
-
-    try:
-        yield
-    except RuleViolation as err:
-        if err.rule != NEVER_OPENED or err.field != "deal":
-            raise
-        known = sorted(set(ledger.deals()))
-        if callable(deals):
-            deals = deals()
-        bad = next((d for d in deals if d not in known and d in err.message), None)
-        hint = did_you_mean(bad, known) if bad else None
-        if not hint:
-            raise
-        raise RuleViolation(f"{err.message}; {hint}", line=err.line, field=err.field,
-                            rule=err.rule) from None
 
 
 @cli.command(cls=RecordCommand)
@@ -151,44 +177,8 @@ def record(event_type: str, deal: str, day: str, source: str | None, key: str | 
     from ledger.operations import event_from_fields
 
     new = event_from_fields(event_type, deal, day, fields, source=source, key=key)
-    with open_ledger(db, create=False) as ledger, deal_hint(ledger, [deal]):
-        _print_appended(ledger.append([new], user=user))
-
-
-REASON_HELP = "Why the event is wrong (required: it is kept in the EventRetracted)."
-
-
-@cli.command()
-@click.argument("event_id")
-@click.option("--reason", required=True, help=REASON_HELP)
-@click.option("--date", "day", default=None, help="Date of the correction (default: the target's date).")
-@db_option
-@user_option
-@guarded
-def retract(event_id: str, reason: str, day: str | None, db: str, user: str | None) -> None:
-    """Retract EVENT_ID (the whole id or any unique prefix, such as the 8 characters
-    `log` shows): append EventRetracted; the event stays in the log, marked."""
-    from ledger.operations import retraction
-
-    with open_ledger(db) as ledger:
-        new = retraction(ledger, event_id, reason, day)
-        _print_appended(ledger.append([new], user=user))
-
-
-@cli.command()
-@click.argument("event_id")
-@click.argument("replacement", type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("--reason", required=True, help=REASON_HELP)
-@db_option
-@user_option
-@guarded
-def correct(event_id: str, replacement: str, reason: str, db: str, user: str | None) -> None:
-    """Retract EVENT_ID (the whole id or any unique prefix) and append the REPLACEMENT
-    (a JSONL file, or - for standard input) in one atomic batch."""
-    from ledger.jsonl import read_batch, read_input
-    from ledger.operations import retraction
-
-    batch = read_batch(read_input(replacement))  # refusals name the replacement file's own lines
-    with open_ledger(db) as ledger:
-        new = retraction(ledger, event_id, reason, None)
-        _print_appended(ledger.append([new, *batch], user=user))
+    with open_ledger(db, create=False) as ledger:
+        with deal_hint(ledger, [deal]):
+            appended = ledger.append([new], user=user)
+        _print_appended(appended)
+        _warn(ledger, appended)

@@ -38,8 +38,15 @@ def progress(label: str, total: int | None = None, *, unit: str = "events"
         return
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                                TimeElapsedColumn, TimeRemainingColumn)
+    from rich.table import Column
 
-    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+    # the count keeps its whole width (``export`` at 80 columns showed ``61000/1234…``):
+    # the bar gives way first
+    digits = len(str(total) if total is not None else "?")
+    bar = Progress(TextColumn("{task.description}", table_column=Column(no_wrap=True)),
+                   BarColumn(bar_width=None),
+                   MofNCompleteColumn(table_column=Column(min_width=2 * digits + 1,
+                                                          no_wrap=True)),
                    TextColumn(unit), TimeElapsedColumn(), TimeRemainingColumn(),
                    console=_console(), transient=True)
     with bar:

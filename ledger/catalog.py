@@ -34,7 +34,8 @@ _EXAMPLES = {"file_number": "333-117340", "instrument": "W-1", "to": "The Bank o
              "subject": "notice of Suspension Period", "reason": "entered in error",
              "matter": "waiver of RRA §2(a)(ii)", "notice": "notice of 2005-03-01",
              "from_holder": "Lehman Brothers Inc.", "to_holder": "Citadel Equity Fund Ltd.",
-             "event_id": "6ea6dfd7", "new_price": "12.50", "exercise_price": "15.36",
+             "event_id": "6ea6dfd7", "retraction_id": "9c41e2b0", "new_price": "12.50",
+             "exercise_price": "15.36",
              "holders_added": ["Citadel Equity Fund Ltd."], "holders": "all",
              "common_outstanding": 20000000, "warrants": 50000, "shares_issued": 50000,
              "about": "Registration Default"}
@@ -45,7 +46,10 @@ _NOTES = {
                             "quantity, stated_value and conversion_price",
     "DealOpened": "made by `deal-ledger init DEAL --template NAME` (or --terms FILE), which "
                   "fills in the terms",
-    "EventRetracted": "made by `deal-ledger retract EVENT_ID --reason TEXT`",
+    "EventRetracted": "made by `deal-ledger retract EVENT_ID --reason TEXT`; undone by "
+                      "`deal-ledger reinstate RETRACTION_ID --reason TEXT`",
+    "EventReinstated": "made by `deal-ledger reinstate RETRACTION_ID --reason TEXT`: the "
+                       "retraction no longer counts and the event it retracted counts again",
     "QuestionnaireRequested": 'holders is "all" or a list of Holder names',
 }
 

@@ -101,6 +101,14 @@ class EventRetracted(Data):
     reason: Text
 
 
+class EventReinstated(Data):
+    """Undo of a retraction made in error (issue 31): from its recorded_at on, the
+    ``EventRetracted`` it names no longer counts, and the event it retracted counts again."""
+
+    retraction_id: Text
+    reason: Text
+
+
 # ------------------------------------------------------ §3.2 registration rights events
 
 
@@ -291,7 +299,8 @@ class TrueUpSharesIssued(Data):
 
 COMMON_TYPES: dict[str, type[Data]] = {
     m.__name__: m
-    for m in (DealOpened, CalendarDayDeclared, NoticeSent, NoticeAcknowledged, EventRetracted)
+    for m in (DealOpened, CalendarDayDeclared, NoticeSent, NoticeAcknowledged, EventRetracted,
+              EventReinstated)
 }
 REGISTRATION_TYPES: dict[str, type[Data]] = {
     m.__name__: m
@@ -498,7 +507,10 @@ def parse_event(obj: Any, *, line: int | None = None,
                 raise InvalidEvent("is assigned by the store and cannot be supplied",
                                    line=line, field=name)
             if name not in ENVELOPE_FIELDS:
-                raise InvalidEvent("unknown field", line=line, field=name)
+                hint = ("; an event's idempotency key is its `key` (sent again, a keyed "
+                        "event is answered 'already recorded')"
+                        if name in ("idempotency_key", "idempotencyKey") else "")
+                raise InvalidEvent(f"unknown field{hint}", line=line, field=name)
     if not keys >= _REQUIRED_SET:
         for name in REQUIRED_FIELDS:
             if name not in obj:

@@ -489,6 +489,8 @@ def check(state: dict[str, Any], record: dict[str, Any], batch: Batch | None = N
                            f"(event {state['keys'][key]})", field="key", rule="idempotency")
     if t == "EventRetracted":
         _check_retraction(state, record, batch, index)
+    elif t == "EventReinstated":
+        _check_reinstatement(state, record, batch, index)
     elif t == "NoticeAcknowledged":
         target = state["ids"].get(record["data"]["notice"])
         if _type(target) != "NoticeSent":
@@ -626,12 +628,26 @@ def _check_retraction(state: dict[str, Any], record: dict[str, Any],
                             f"{state['retracted'][target_id]}", field="data.event_id",
                             rule=RETRACTION_RULE)
     if target == "EventRetracted":
-        raise RuleViolation(f"a {target} cannot be retracted", field="data.event_id",
+        raise RuleViolation(f"an EventRetracted cannot be retracted; to undo it: deal-ledger "
+                            f"reinstate {target_id[:8]} --reason TEXT", field="data.event_id",
+                            rule=RETRACTION_RULE)
+    if target == "EventReinstated":
+        raise RuleViolation("an EventReinstated cannot be retracted; retract the event it "
+                            "reinstated again instead", field="data.event_id",
                             rule=RETRACTION_RULE)
     if target == "DealOpened":
         _check_deal_opened_retraction(state, record, target_id)
         return
-    retracted = {**state["retracted"], target_id: record["id"]}
+    _check_counting(state, {**state["retracted"], target_id: record["id"]}, record, target_id,
+                    "retracting", "data.event_id", batch, index)
+
+
+def _check_counting(state: dict[str, Any], retracted: dict[str, Any], record: dict[str, Any],
+                    target_id: str, doing: str, field: str, batch: Batch | None,
+                    index: int) -> None:
+    """Refuse a retraction or a reinstatement (``record``) after which the deal, with
+    ``retracted`` the events that no longer count, would break a rule on a timeline of
+    ``target_id``, the event it takes out or puts back."""
     trial = {**state, "retracted": retracted}
     # (at most one of an event's timelines can break when it is retracted, so the order
     # they are walked in cannot change the refusal)
@@ -642,9 +658,9 @@ def _check_retraction(state: dict[str, Any], record: dict[str, Any],
             _check_shelf_sales(state, state["timelines"].get("positions", {}).get(
                 "entries", []), retracted, None)
         except RuleViolation as err:
-            raise RuleViolation(f"retracting {target_id} would leave the deal breaking a "
-                                f"rule: {err.message}; retract the dependent event first",
-                                field="data.event_id", rule=err.rule) from None
+            raise RuleViolation(f"{doing} {target_id} would leave the deal breaking a "
+                                f"rule: {err.message}; {_remedy(doing)}",
+                                field=field, rule=err.rule) from None
     for name in touched:
         timeline = state["timelines"][name]
         live = _live(trial, timeline["entries"])
@@ -657,9 +673,59 @@ def _check_retraction(state: dict[str, Any], record: dict[str, Any],
                     raise
                 _walk(name, live + ahead, trial, ahead=frozenset(a[2] for a in ahead))
         except RuleViolation as err:
-            raise RuleViolation(f"retracting {target_id} would leave the deal breaking a "
-                                f"rule: {err.message}; retract the dependent event first",
-                                field="data.event_id", rule=err.rule) from None
+            raise RuleViolation(f"{doing} {target_id} would leave the deal breaking a "
+                                f"rule: {err.message}; {_remedy(doing)}",
+                                field=field, rule=err.rule) from None
+
+
+def _remedy(doing: str) -> str:
+    return ("retract the dependent event first" if doing == "retracting"
+            else "retract the event that took its place first")
+
+
+REINSTATEMENT_RULE = "reinstatements: deal-ledger types EventReinstated"
+
+
+def retracted_by(state: dict[str, Any], retraction_id: str) -> str | None:
+    """The event the retraction ``retraction_id`` retracts while it counts."""
+    return next((target for target, by in state["retracted"].items() if by == retraction_id),
+                None)
+
+
+def _check_reinstatement(state: dict[str, Any], record: dict[str, Any],
+                         batch: Batch | None = None, index: int = 0) -> None:
+    """An ``EventReinstated`` withdraws a retraction made in error (issue 31): it names an
+    ``EventRetracted`` of the deal that still counts, and the event that retraction took
+    out counts again, so it is judged as that event would be if appended now: the deal
+    must break no rule with it back (a second ShelfFiled recorded since, a suspension
+    that would now overlap, is refused, naming it)."""
+    retraction_id = record["data"]["retraction_id"]
+    known = _type(state["ids"].get(retraction_id))
+    if known is None:
+        raise RuleViolation(f"no event {retraction_id} in deal {record['deal']}",
+                            field="data.retraction_id", rule=REINSTATEMENT_RULE)
+    if known != "EventRetracted":
+        by = state["retracted"].get(retraction_id)
+        hint = (f"; it was retracted by {by}: reinstate that one" if by is not None
+                and _type(state["ids"].get(by)) == "EventRetracted" else "")
+        raise RuleViolation(f"event {retraction_id} ({known}) is not an EventRetracted; only "
+                            f"a retraction is reinstated{hint}", field="data.retraction_id",
+                            rule=REINSTATEMENT_RULE)
+    if retraction_id in state["retracted"]:
+        raise RuleViolation(f"the retraction {retraction_id} was already withdrawn by "
+                            f"{state['retracted'][retraction_id]}", field="data.retraction_id",
+                            rule=REINSTATEMENT_RULE)
+    target_id = retracted_by(state, retraction_id)
+    if target_id is None:   # a ledger altered outside deal-ledger: never silently accepted
+        raise RuleViolation(f"the retraction {retraction_id} retracts nothing that is still "
+                            "retracted", field="data.retraction_id", rule=REINSTATEMENT_RULE)
+    if _type(state["ids"].get(target_id)) == "DealOpened":
+        raise RuleViolation(f"the deal is open under another DealOpened; its retracted "
+                            f"DealOpened {target_id} cannot count beside it",
+                            field="data.retraction_id", rule="one DealOpened per deal")
+    retracted = {k: v for k, v in state["retracted"].items() if k != target_id}
+    _check_counting(state, retracted, record, target_id, "reinstating", "data.retraction_id",
+                    batch, index)
 
 
 def _check_deal_opened_retraction(state: dict[str, Any], record: dict[str, Any],
@@ -717,9 +783,21 @@ def fold(state: dict[str, Any], record: dict[str, Any],
         state["retracted"][target_id] = record["id"]
         if _type(state["ids"][target_id]) == "DealOpened":  # the deal is closed until reopened
             state["kind"], state["opened"], state["terms"] = None, None, {}
-        for name in _touched(state, target_id):
-            timeline = state["timelines"][name]
-            live = _live(state, timeline["entries"])
-            _settle(name, timeline, live, state)
-            timeline["last"] = max((list(_key(e)) for e in live), default=None)
+        _resettle(state, target_id)
+    elif t == "EventReinstated":   # the retraction is withdrawn (retracted by this event)
+        retraction_id = data["retraction_id"]
+        target_id = retracted_by(state, retraction_id)
+        if target_id is not None:
+            del state["retracted"][target_id]
+            _resettle(state, target_id)
+        state["retracted"][retraction_id] = record["id"]
     return state
+
+
+def _resettle(state: dict[str, Any], target_id: str) -> None:
+    """Walk again the timelines of an event that stopped or started counting."""
+    for name in _touched(state, target_id):
+        timeline = state["timelines"][name]
+        live = _live(state, timeline["entries"])
+        _settle(name, timeline, live, state)
+        timeline["last"] = max((list(_key(e)) for e in live), default=None)

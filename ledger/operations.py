@@ -87,11 +87,38 @@ def event_from_fields(event_type: str, deal: str, day: str, fields: Iterable[str
 
 
 def retraction(ledger, event_id: str, reason: str, day: str | None) -> NewEvent:
-    """``EventRetracted`` for ``event_id``, in the target's deal, dated ``day`` or the
-    target's own date."""
+    """``EventRetracted`` for the event ``event_id`` names (``seq:N`` or 6+ characters of
+    its id: ``ledger.references``), in the target's deal, dated ``day`` or the target's
+    own date."""
+    return retraction_of(target(ledger, event_id), reason, day)
+
+
+def target(ledger, given: str, *, field: str = "EVENT_ID") -> dict[str, Any]:
+    """The stored record an operator's reference names (``seq:N`` or an id prefix of 6
+    characters or more)."""
     from .store.logread import find_event
 
-    record = find_event(ledger, event_id)  # the whole id, or any unique prefix of it
+    return find_event(ledger, given, field=field)
+
+
+def retraction_of(record: dict[str, Any], reason: str, day: str | None) -> NewEvent:
+    """``EventRetracted`` of the stored ``record``, dated ``day`` or the record's date."""
     obj = {"type": "EventRetracted", "deal": record["deal"], "date": day or record["date"],
            "data": {"event_id": record["id"], "reason": reason}}
     return parse_event(obj, line=1)
+
+
+def reinstatement(ledger, retraction_id: str, reason: str, day: str | None
+                  ) -> tuple[NewEvent, dict[str, Any], dict[str, Any] | None]:
+    """``EventReinstated`` withdrawing the retraction ``retraction_id`` names (issue 31),
+    in its deal, dated ``day`` or the retraction's own date; with the retraction's record
+    and the record of the event it retracted (what counts again). The rules judge it
+    when it is appended (``guards``): naming an event that is not a retraction is
+    refused there, with the retraction to name instead."""
+    record = target(ledger, retraction_id, field="RETRACTION_ID")
+    obj = {"type": "EventReinstated", "deal": record["deal"], "date": day or record["date"],
+           "data": {"retraction_id": record["id"], "reason": reason}}
+    back = None
+    if record.get("type") == "EventRetracted":
+        back = target(ledger, str(record["data"].get("event_id")), field="RETRACTION_ID")
+    return parse_event(obj, line=1), record, back

@@ -28,7 +28,7 @@ KINDS = (REGISTRATION_RIGHTS, ANTIDILUTION_DEFERRAL)
 # Every event type (SPEC §3): the common ones (§3.1), of any deal, and each kind's own
 # (§3.2, §3.3) with the deal kind it belongs to.
 COMMON_TYPE_NAMES = ("DealOpened", "CalendarDayDeclared", "NoticeSent", "NoticeAcknowledged",
-                     "EventRetracted")
+                     "EventRetracted", "EventReinstated")
 TYPE_KINDS: dict[str, str] = {
     **dict.fromkeys(
         ("NotesIssued", "NotesTransferred", "NotesConverted", "NotesRetired",

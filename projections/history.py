@@ -24,7 +24,7 @@ from ledger.stored import Event, format_timestamp
 from .figures import ABSENT, FigureError, locate, parse_path, strip_basis
 from .interpretations import resolve
 from .report import report
-from .timeline import READ_ANY_DATE, retracted_ids
+from .timeline import CORRECTIONS, READ_ANY_DATE, retracted_ids
 
 
 def moments(events: Iterable[Event]) -> list[tuple[datetime, list[Event]]]:
@@ -36,7 +36,8 @@ def moments(events: Iterable[Event]) -> list[tuple[datetime, list[Event]]]:
 def _brief(e: Event) -> dict[str, Any]:
     return {"id": e.id, "seq": e.seq, "type": e.type, "date": e.date.isoformat(),
             "recorded_by": e.recorded_by, "source": e.source,
-            **({"retracts": e.data["event_id"]} if e.type == "EventRetracted" else {})}
+            **({"retracts": e.data["event_id"]} if e.type == "EventRetracted" else {}),
+            **({"reinstates": e.data["retraction_id"]} if e.type == "EventReinstated" else {})}
 
 
 def _status(before: Any, after: Any) -> str:
@@ -65,9 +66,9 @@ def history(events: Sequence[Event], figure: str, *, as_of: date,
     last_report: dict[str, Any] | None = None
     for moment, batch in steps:
         known.extend(batch)
-        if any(e.type == "EventRetracted" for e in batch):
+        if any(e.type in CORRECTIONS for e in batch):
             retracted = retracted_ids(known)
-            now = frozenset(e.id for e in known if e.type != "EventRetracted"
+            now = frozenset(e.id for e in known if e.type not in CORRECTIONS
                             and e.id not in retracted
                             and (e.date <= as_of or e.type in READ_ANY_DATE))
         else:

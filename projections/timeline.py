@@ -64,7 +64,12 @@ class Timeline:
 #: is a fact about its ``day``, not the day it was declared) and retractions. What decides
 #: whether a new event can change a report as of a day (``history``, ``views``): a review
 #: of stop 19 found both skipping a closure recorded, and dated, after ``as_of``.
-READ_ANY_DATE = frozenset(("DealOpened", "CalendarDayDeclared", "EventRetracted"))
+READ_ANY_DATE = frozenset(("DealOpened", "CalendarDayDeclared", "EventRetracted",
+                           "EventReinstated"))
+
+#: The events that say which other events count (SPEC §3.1; issue 31: a retraction made
+#: in error is withdrawn by an ``EventReinstated``): never facts of the deal themselves.
+CORRECTIONS = frozenset(("EventRetracted", "EventReinstated"))
 
 
 _PARSED: dict[tuple[Callable[..., Any], str], Any] = {}
@@ -85,13 +90,18 @@ def parsed_terms(raw: Mapping[str, Any], parse: Callable[[dict[str, Any]], T]) -
 
 
 def retracted_ids(events: Iterable[Event]) -> frozenset[str]:
-    """Targets of effective retractions; a retraction that is itself retracted has none."""
-    retractions = sorted((e for e in events if e.type == "EventRetracted"),
+    """The events that do not count: the targets of the retractions that count, and
+    the retractions withdrawn by an ``EventReinstated`` (a retraction withdrawn, or
+    retracted in a ledger written before reinstatements, takes nothing out). Read
+    latest first: a correction only names an earlier-recorded event, so by the time it
+    is reached, whether it was itself withdrawn is known."""
+    corrections = sorted((e for e in events if e.type in CORRECTIONS),
                          key=lambda e: e.seq, reverse=True)
     out: set[str] = set()
-    for r in retractions:  # a retraction only targets an earlier-recorded event
+    for r in corrections:
         if r.id not in out:
-            out.add(r.data["event_id"])
+            out.add(r.data["event_id"] if r.type == "EventRetracted"
+                    else r.data["retraction_id"])
     return frozenset(out)
 
 
@@ -135,7 +145,7 @@ def build_timeline(events: Iterable[Event], as_of: date,
     types = set(map(_TYPE, known))
     if "EventRetracted" in types:
         retracted = retracted_ids(known)
-        live = [e for e in known if e.id not in retracted and e.type != "EventRetracted"]
+        live = [e for e in known if e.id not in retracted and e.type not in CORRECTIONS]
     else:   # nothing retracted: every event known is live (``known`` is our own list)
         retracted, live = frozenset(), known
     # (date, seq): by seq, then stably by date (two sorts on plain keys cost less than one

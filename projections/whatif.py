@@ -15,7 +15,8 @@ rule, is refused with one line naming where it came from, the field and the rule
 * The baseline is the real history under the default interpretations; the scenario is
   the changed history under the interpretations of ``changes``.
 
-The result holds both reports and ``diff``: one row per figure that differs
+The result holds both reports, ``impact`` (what differs, money first:
+``projections.impact``) and ``diff``: one row per figure that differs
 (``figure`` path as ``projections.figures.figure_paths`` names it, ``baseline``,
 ``scenario``, ``change``: changed, added, removed), leaving out ``basis`` trees and
 event-id lists, which are provenance rather than figures.
@@ -33,12 +34,13 @@ from typing import Any, Iterable, Mapping, Sequence
 from ledger import guards
 from ledger.errors import LedgerError, UsageError
 from ledger.events import Event, NewEvent, format_timestamp
+from ledger.references import parse_reference
 
 from .figures import NOISE, dotted_prefixes, entry_selectors, quote_key, strip_basis
+from .impact import impact
 from .interpretations import resolve
 from .report import report
 
-MIN_PREFIX = 1  # any unique prefix, as everywhere an event id is taken
 
 
 class ScenarioError(LedgerError):
@@ -123,20 +125,22 @@ def _stored(new: NewEvent, *, id: str, seq: int, at: datetime) -> Event:
 
 
 def resolve_id(text: str, by_id: Mapping[str, Event], option: str, deal: str) -> str:
-    """An event id of the deal, or any unique prefix of one (as git takes a commit's;
-    the 8 characters ``log`` shows always do); ``UsageError`` naming ``option`` and, for
-    an ambiguous prefix, the candidates otherwise."""
+    """The id of the event of the deal ``text`` names: ``seq:N``, or its id or the start
+    of it, at least 6 characters (``ledger.references``; the 8 characters ``log`` shows
+    always do); ``UsageError`` naming ``option`` and, for an ambiguous prefix, the
+    candidates."""
     if text in by_id:
         return text
-    found = [i for i in by_id if len(text) >= MIN_PREFIX and i.startswith(text)]
+    ref = parse_reference(text, field=option)
+    found = [i for i, e in by_id.items() if ref.names(i, getattr(e, "seq", -1))]
     if len(found) == 1:
         return found[0]
     if len(found) > 1:
-        shown = ", ".join(f"{i[:12]} ({getattr(by_id[i], 'type', 'event')})"
-                          for i in found[:5])
+        shown = ", ".join(f"{i[:12]} (seq {getattr(by_id[i], 'seq', '?')} "
+                          f"{getattr(by_id[i], 'type', 'event')})" for i in found[:5])
         more = f" and {len(found) - 5} more" if len(found) > 5 else ""
         raise UsageError(f"{text!r} is the start of {len(found)} event ids of deal {deal}: "
-                         f"{shown}{more}; give more of it", field=option)
+                         f"{shown}{more}; give more of it, or seq:N", field=option)
     raise UsageError(f"no event {text!r} in deal {deal}", field=option)
 
 
@@ -362,9 +366,10 @@ def forward(events: Sequence[Event], kept: list[Event], added: list[Event],
     baseline = report(_known(events, known_at), as_of=day, bases=False)
     scenario = report(_known(kept, known_at) + added, as_of=day,
                       interpretations=changes.interpretations, bases=False)
+    rows, moved = diff(baseline, scenario), obligation_changes(baseline, scenario)
     return {"judged_on": day.isoformat(), "later_changes": sorted({d.isoformat() for d in later}),
-            "diff": diff(baseline, scenario),
-            "obligations": obligation_changes(baseline, scenario)}
+            "diff": rows, "obligations": moved,
+            "impact": impact(baseline, scenario, rows, moved)}
 
 
 def whatif(events: Sequence[Event], changes: Changes, *, as_of: date,
@@ -389,10 +394,11 @@ def whatif(events: Sequence[Event], changes: Changes, *, as_of: date,
     scenario = report(_known(kept, known_at) + added, as_of=as_of,
                       interpretations=changes.interpretations, bases=bases)
     baseline["known_at"] = scenario["known_at"] = head_known
+    rows, moved = diff(baseline, scenario), obligation_changes(baseline, scenario)
     return {"deal": baseline["deal"], "as_of": as_of.isoformat(), "known_at": head_known,
             "changes": changes.describe(),
             "added_ids": {e.id: a.origin for e, a in zip(added, changes.add)},
-            "baseline": baseline, "scenario": scenario, "diff": diff(baseline, scenario),
-            "obligations": obligation_changes(baseline, scenario),
+            "baseline": baseline, "scenario": scenario, "diff": rows, "obligations": moved,
+            "impact": impact(baseline, scenario, rows, moved),
             "forward": forward(events, kept, added, changes, as_of=as_of, through=through,
                                known_at=known_at)}

@@ -124,11 +124,11 @@ def letter_lines_hold(events: list[Event], *, as_of: date,
     replay of those events alone (Letter ¶3 sets no day to perform, so nothing falls due
     or is violated by the passing of days, and the Letter has no at-risk lines); only the
     window's end moves, and it is not in a Letter deal's lines."""
-    from projections.timeline import retracted_ids
+    from projections.timeline import CORRECTIONS, retracted_ids
 
     known = [e for e in events if known_at is None or e.recorded_at <= known_at]
     dead = retracted_ids(known)
-    days = [e.date for e in known if e.id not in dead and e.type != "EventRetracted"]
+    days = [e.date for e in known if e.id not in dead and e.type not in CORRECTIONS]
     lo = max((day for day in days if day <= as_of), default=None)
     hi = min((day for day in days if day > as_of), default=None)
     return (lo and lo.isoformat(), hi and hi.isoformat())

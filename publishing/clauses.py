@@ -206,8 +206,28 @@ def rules() -> tuple[tuple[str, str, tuple[str, ...]], ...]:
 
 
 def rules_for(ref: str) -> list[dict[str, Any]]:
-    return [{"rule": name, "doc": doc, "cites": [r for r in refs if covers(ref, r)]}
+    """The rules citing ``ref``: ``rule`` (the function, for a developer), ``doc`` (its
+    docstring's first paragraph) and ``words`` (that paragraph as a lawyer reads it:
+    ``plain_words``), and the clauses inside ``ref`` it cites."""
+    return [{"rule": name, "doc": doc, "words": plain_words(doc),
+             "cites": [r for r in refs if covers(ref, r)]}
             for name, doc, refs in rules() if any(covers(ref, r) for r in refs)]
+
+
+_LITERAL = re.compile(r"``(.+?)``")
+
+
+def plain_words(doc: str) -> str:
+    """A docstring's paragraph without the code's markup (issue 31, item 14: ``clause``
+    showed a lawyer RST double backquotes and term names): ````questionnaire_business_days````
+    reads "questionnaire business days", ````"all"```` reads "all" in quotes."""
+    def word(m: re.Match) -> str:
+        inner = m.group(1)
+        if inner.startswith('"') and inner.endswith('"'):
+            return inner
+        return inner.replace("_", " ") if re.fullmatch(r"[\w.-]+", inner) else inner
+
+    return _LITERAL.sub(word, doc)
 
 
 def interpretations_for(ref: str) -> list[dict[str, Any]]:

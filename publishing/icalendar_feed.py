@@ -14,7 +14,10 @@ obligation of each deal, with the ``icalendar`` package.
   left out, a calendar program would keep showing it (a review of stop 19 found a
   withdrawn period's ``end-suspension/2`` left behind while ``/1`` moved onto the other).
 * ``VALARM``: one per ``remind`` entry, that many Business Days before the due day (the
-  deal's calendar, RRA §1 Business Day), at 09:00 UTC.
+  deal's calendar, RRA §1 Business Day), at 09:00 in New York (``ALARM_AT``: the city
+  whose banks make the Business Days), written in UTC as RFC 5545 §3.8.6.3 requires of a
+  date-time trigger: 13:00Z in summer, 14:00Z in winter (it was 09:00 UTC, 4 or 5 a.m.
+  in New York: issue 31, item 13).
 * ``DESCRIPTION``: the clause, the state and a one-line explanation.
 * ``DTSTAMP``: the latest recorded_at counted (``known_at``), never the wall clock, so
   the same ledger and options give the same bytes.
@@ -28,6 +31,8 @@ from typing import Any, Iterable, Mapping, Sequence
 from ledger.events import Event
 
 PRODID = "-//deal-ledger//obligations//EN"
+#: when a reminder goes off, local time, and where (RRA §1 Business Day: New York City)
+ALARM_AT = (time(9), "America/New_York")
 CANCELLED_STATES = ("discharged", "excused")
 
 
@@ -128,11 +133,18 @@ def feed(histories: Mapping[str, list[Event]], *, as_of: date,
                 a.add("action", "DISPLAY")
                 a.add("description", f"{d.obligation}: due {d.due} ({d.clause})")
                 at = business_days_before(o.timeline.calendar, d.due, n)
-                a.add("trigger", datetime.combine(at, time(9), tzinfo=timezone.utc),
-                      parameters={"VALUE": "DATE-TIME"})
+                a.add("trigger", alarm_time(at), parameters={"VALUE": "DATE-TIME"})
                 v.add_component(a)
             cal.add_component(v)
     return cal.to_ical()
+
+
+def alarm_time(day: date) -> datetime:
+    """``ALARM_AT`` on ``day``, in UTC (daylight saving time as New York keeps it)."""
+    from zoneinfo import ZoneInfo
+
+    local, zone = ALARM_AT
+    return datetime.combine(day, local, tzinfo=ZoneInfo(zone)).astimezone(timezone.utc)
 
 
 def calendar_file(ledger: Any, out: str, *, deals: Iterable[str] | None = None,
@@ -143,6 +155,8 @@ def calendar_file(ledger: Any, out: str, *, deals: Iterable[str] | None = None,
     from .outputs import refuse_ledger, replace_whole
     from ledger.errors import UsageError
 
+    if not out.strip():   # `--out ''` ended in an internal error (issue 31, item 7)
+        raise UsageError(f"give the calendar file's path, not {out!r}", field="--out")
     refuse_ledger(out, ledger.url, "--out")   # before the work, and again when written
     histories = deal_histories(ledger, deals)
     missing = sorted(set(deals or ()) - set(histories))

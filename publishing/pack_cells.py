@@ -1,8 +1,10 @@
 """How the auditor pack writes a value: its tables' cells, shared by every page of the pack
 (``pack_html``'s sections, ``pack_obligations``' table).
 
-Columns are named in words, money has thousands separators, shares of a total are
-percentages, a clause reference never breaks, dates are never broken across lines.
+Columns are named in words, money carries its currency and thousands separators
+wherever it stands (a table's amount, or an amount inside a sentence: issue 31, item 11),
+shares of a total are percentages, a clause reference never breaks, dates are never
+broken across lines.
 """
 
 from __future__ import annotations
@@ -36,12 +38,28 @@ PERCENTS = {"share", "fraction", "exercised_fraction"}
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
+#: the deals' currency: the Notes, their Additional Interest and the Letter's prices are
+#: in United States dollars
+CURRENCY = "USD"
+
+
 def money(value: Any) -> str:
-    """``"56999987.2"`` → ``56,999,987.20``."""
+    """``"56999987.2"`` → ``USD 56,999,987.20``."""
     try:
-        return f"{Decimal(str(value)):,.2f}"
+        return f"{CURRENCY} {Decimal(str(value)):,.2f}"
     except (InvalidOperation, ValueError):
         return str(value)
+
+
+#: an amount inside a sentence: a whole number with exactly two decimals, not inside a
+#: longer token and not a percentage (``0.25%`` is a rate)
+_MONEY_IN_TEXT = re.compile(r"(?<![\w.,-])\d+\.\d{2}(?![\w.,%]*\d)(?!%)")
+
+
+def money_in_text(text: str) -> str:
+    """The amounts of a sentence as ``money`` writes them: ``2569.44 unpaid`` →
+    ``USD 2,569.44 unpaid`` (a date, a clause, a rate or a share count is left alone)."""
+    return _MONEY_IN_TEXT.sub(lambda m: money(m.group()), text)
 
 
 def count(value: Any) -> str:
@@ -100,7 +118,7 @@ def cell(value: Any, key: str) -> tuple[str, str]:
         return escape(text), "n"
     if _DATE.fullmatch(text):
         return escape(text), "d"
-    return keep_dates_whole(escape(text)), ""
+    return keep_dates_whole(escape(money_in_text(text))), ""
 
 
 def keep_dates_whole(html: str) -> str:

@@ -19,7 +19,7 @@ from html import escape
 from typing import Any, Mapping, Sequence
 
 from . import pack_timeline
-from .pack_cells import keep_dates_whole, kv, readable, short, table
+from .pack_cells import keep_dates_whole, kv, money_in_text, readable, short, table
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px;
@@ -64,12 +64,13 @@ def render(report: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
         "</title>",
         f"<style>{CSS}</style></head><body>",
         f"<h1>{escape(report['deal'])}</h1>",
-        f'<p class="sub">{escape(_deal_name(records))} &middot; {escape(kind)} &middot; '
-        f"as of <b>{escape(info['as_of'])}</b>"
-        + (f" &middot; as known at <b>{escape(info['known_at'])}</b>" if info["known_at"]
-           else " &middot; everything recorded")
+        f'<p class="sub">{escape(_deal_name(records))} &middot; {escape(KINDS.get(kind, kind))}'
+        f" &middot; as of <b>{escape(info['as_of'])}</b>"
+        + (f" &middot; as known at <b>{escape(moment(info['known_at']))}</b>"
+           if info["known_at"] else " &middot; everything recorded")
         + f" &middot; deal-ledger {escape(str(info['version']))}</p>",
     ]
+    parts.extend(_not_known(records, info["known_at"]))
     if any("ILLUSTRATIVE" in str(r.get("source", "")) for r in records):
         parts.append('<p class="warn">Some events are marked ILLUSTRATIVE in their source: '
                      "they are not the real deal's history.</p>")
@@ -84,7 +85,7 @@ def render(report: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
     parts.extend(obligations_section(report))
     if info.get("restatements"):
         parts.extend(_restatements(info["restatements"]))
-    parts.extend(_interpretations(info["interpretations"]))
+    parts.extend(_interpretations(info["interpretations"], kind))
     parts.extend(_events(records, set(info.get("retracted", ()))))
     parts.extend(_verification(info, records))
     parts.append("</body></html>\n")
@@ -143,8 +144,18 @@ def _registration(report: Mapping[str, Any], rows: Mapping[str, Sequence[Mapping
         out.append(table([{"holder": h, "accrued": a} for h, a in by_holder.items()],
                          ["holder", "accrued"]))
     out.append("<h2>Deadlines (RRA §2, §3(b), §4)</h2>")
-    out.append(table(rows["deadlines"], ["obligation", "clause", "due", "status", "met_on",
-                                         "late_on", "holder"]))
+    from .pack_obligations import deadline_note, discharged_though_missed
+
+    deadlines = [dict(r) for r in rows["deadlines"]]
+    for i, o in discharged_though_missed(report):
+        deadlines[i]["note"] = deadline_note(o)
+    out.append("<p>Whether each was done by its day (met, missed, open, excused); where "
+               "it stands now is in Obligations below, whose words differ where a duty "
+               "missed was cured, or discharged (the note says why).</p>")
+    out.append(table(deadlines, ["obligation", "clause", "due", "status", "met_on", "late_on",
+                                 "holder", *(["note"] if any("note" in r for r in deadlines)
+                                             else [])],
+                     headers={"note": "the Obligations table"}))
     majority = report.get("majority") or {}
     if majority:
         out.append("<h2>Consents (Majority of Holders, RRA §1, §10(D))</h2>")
@@ -211,16 +222,60 @@ def _cell(value: Any) -> str:
 def _problems(problems: Any) -> list[str]:
     if not problems:
         return []
-    items = "".join(f"<li>{escape(str(p))}</li>" for p in problems)
+    items = "".join(f"<li>{keep_dates_whole(escape(money_in_text(str(p))))}</li>"
+                    for p in problems)
     return ["<h2>Problems found in the events</h2>", f"<ul>{items}</ul>"]
 
 
-def _interpretations(in_force: Mapping[str, str]) -> list[str]:
+#: a deal's kind in words (the subtitle showed ``registration_rights``)
+KINDS = {"registration_rights": "Registration Rights Agreement",
+         "antidilution_deferral": "anti-dilution deferral letter agreement"}
+
+
+def moment(stamp: str) -> str:
+    """``2005-07-01T00:00:00Z`` → ``2005-07-01 00:00:00 UTC`` (to the microsecond when
+    it has one: a time cut short would be before the moment)."""
+    text = stamp.replace("T", " ")
+    if text.endswith("Z"):
+        text = text[:-1]
+        if text.endswith(".000000"):
+            text = text[:-7]
+        text += " UTC"
+    return text
+
+
+def _not_known(records: Sequence[Mapping[str, Any]], known_at: str | None) -> list[str]:
+    """A pack made ``--known-at``: the recorded events its figures leave out (recorded
+    later), each named, so that a reader of ``events.jsonl`` knows why they do not count."""
+    if not known_at:
+        return []
+    from ledger.dates import parse_timestamp
+
+    at = parse_timestamp(known_at)
+    later = [r for r in records if parse_timestamp(r["recorded_at"]) > at]
+    if not later:
+        return [f'<p class="warn">The figures are as known at {escape(moment(known_at))}: '
+                "every event of the deal in this pack was recorded by then.</p>"]
+    items = "".join(f"<li>seq {r['seq']} {escape(r['type'])} of "
+                    f'<span class="nw">{escape(r["date"])}</span>, recorded '
+                    f"{escape(moment(r['recorded_at']))} (<code>{escape(r['id'][:8])}</code>)"
+                    "</li>" for r in later)
+    return [f'<p class="warn">The figures are as known at {escape(moment(known_at))}: '
+            f"they leave out the {len(later)} event(s) of the deal recorded later, which "
+            "are in the events below and in <code>events.jsonl</code>:</p>",
+            f"<ul>{items}</ul>"]
+
+
+def _interpretations(in_force: Mapping[str, str], kind: str) -> list[str]:
+    """The readings of the deal's own agreement (an RRA pack listed the Letter's too):
+    those whose clause is the agreement's (``RRA ...``, or the Letter's)."""
     from projections.interpretations import REGISTRY
 
     rows = []
     for name, value in in_force.items():
         i = REGISTRY.get(name)
+        if i is not None and i.clause.startswith("RRA") != (kind == "registration_rights"):
+            continue
         rows.append({"name": name, "value": value,
                      "default": "yes" if i and value == i.default else "no (switched)",
                      "clause": i.clause if i else "",
@@ -254,7 +309,8 @@ def _events(records: Sequence[Mapping[str, Any]], retracted: set[str]) -> list[s
                     f"<td class=\"d\">{escape(r['recorded_at'][:19].replace('T', ' '))}</td>"
                     f"<td>{escape(str(r['recorded_by']))}</td>"
                     f"<td class=\"h nw\">{escape(r['hash'][:16])}&hellip;</td></tr>")
-    return [f"<h2>Events ({len(records)}; retracted ones struck through, never removed)</h2>",
+    return [f"<h2>Events ({len(records)}; retracted ones struck through, never removed; a "
+            "retraction withdrawn by an EventReinstated is struck through too)</h2>",
             f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"]
 
 

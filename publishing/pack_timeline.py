@@ -15,6 +15,8 @@ from datetime import date, timedelta
 from html import escape
 from typing import Any, Iterable, Mapping, Sequence
 
+from .pack_cells import money
+
 COLOURS = {"default": "#d1495b", "suspension": "#edae49", "period": "#cfe3f6",
            "filed": "#00798c", "effective": "#30638e", "deadline": "#1d2330",
            "payment": "#6a4c93", "vesting": "#2a9d8f", "exercise": "#e76f51",
@@ -25,6 +27,7 @@ WIDTH, LEFT, RIGHT_PAD = 1100, 178, 16
 BAND, ROW, FONT = 22, 13, 10.5
 MIN_BAR = 6          # px: a two-day default stays visible on a twenty-year axis
 CHAR = 5.9           # px per character at FONT (a generous estimate for sans-serif)
+CLUSTER = 14         # px: obligations due closer than this are one mark
 
 
 @dataclass
@@ -108,7 +111,8 @@ def registration_lanes(report: Mapping[str, Any], as_of: date) -> list[Lane]:
     for p in (report.get("additional_interest") or {}).get("payments", []):
         payments.mark(_d(p.get("paid_on")) or _d(p.get("payment_date")), COLOURS["payment"],
                       f"{p.get('payment_date')} (paid on {p.get('paid_on')}): total "
-                      f"{p.get('total')}, paid {p.get('paid_total', '')}, {p.get('status')}",
+                      f"{money(p.get('total'))}, paid {money(p.get('paid_total', '0'))}, "
+                      f"{p.get('status')}",
                       f"{p.get('payment_date')} {p.get('status')}")
     return [deadlines, shelf, defaults, suspensions, payments]
 
@@ -181,14 +185,16 @@ def svg(report: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
         lanes = registration_lanes(report, as_of)
     else:
         lanes = true_up_lanes(report, records)
-    from .pack_obligations import obligations_lane
+    from .pack_obligations import due_days, obligations_lane
 
-    lanes.append(obligations_lane(report, Lane))
-    days = [d for lane in lanes for d in lane.days()] + [opened, as_of]
+    days = [d for lane in lanes for d in lane.days()] + due_days(report) + [opened, as_of]
     lo, hi = min(days), max(days)
     hi = max(hi, lo + timedelta(days=30))
     span = (hi - lo).days
     right = WIDTH - RIGHT_PAD
+    # obligations due within CLUSTER px of each other are one mark (a dot is 10 px wide)
+    lanes.append(obligations_lane(report, Lane,
+                                  timedelta(days=int(CLUSTER * span / (right - LEFT)))))
 
     def x(day: date) -> float:
         day = min(max(day, lo), hi)

@@ -53,6 +53,8 @@ def read_events(path: str, option: str) -> list[NewEvent]:
     validates it; errors name the file, the line and the field."""
     try:
         return read_batch(read_input(path, option))
+    except UsageError:
+        raise                             # a file that cannot be read: exit 2
     except LedgerError as err:
         raise _refuse(err, path) from None
 

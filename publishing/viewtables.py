@@ -33,7 +33,7 @@ from ledger.stored import Event
 
 # The file's schema version. A file written with another one is rebuilt (``views``
 # migrates it: drops its tables and replays the log), never half-read.
-FORMAT = "deal-ledger views 5"     # 4: _deal_state; 5: _deal_written
+FORMAT = "deal-ledger views 6"     # 4: _deal_state; 5: _deal_written; 6: deals.label
 OLD_FORMATS = ("deal-ledger views 1",)      # version 1: tables meta, dirty, tracking
 
 
@@ -296,6 +296,9 @@ DEALS = Table(
     "deals", "One row per deal: who it is, its events, and its report's headline figures "
              "as of as_of. A deal whose report could not be made has its error here.",
     (C("deal", "TEXT", "The deal's name in the ledger."),
+     C("label", "TEXT", "A short label: the deal's name and its agreement (RRA or Letter). "
+                        "Datasette shows it for the deal in every table that refers to it "
+                        "(the agreement's name, a whole title, made each row ten lines tall)."),
      C("kind", "TEXT", "registration_rights or antidilution_deferral."),
      C("name", "TEXT", "The agreement's name (DealOpened)."),
      C("opened_on", "TEXT", "The DealOpened date (ISO date)."),
@@ -410,9 +413,11 @@ def deal_row(report: Mapping[str, Any] | None, events: Sequence[Event],
     if opened is not None:
         row.update(kind=opened.data.get("kind"), name=opened.data.get("name"),
                    opened_on=opened.date.isoformat())
+    row["label"] = deal_label(row["deal"], row["kind"])
     if report is None:
         return row
     row["kind"] = report.get("kind", row["kind"])
+    row["label"] = deal_label(row["deal"], row["kind"])
     ai = report.get("additional_interest") or {}
     if "registration" in report:
         row.update(in_default=report["registration"].get("in_default"),
@@ -494,6 +499,16 @@ def payment_sql_rows(report: Mapping[str, Any], deal: str) -> list[tuple]:
 # ----------------------------------------------------------- Datasette metadata
 
 
+#: the agreement of each deal kind, in a word (a deal's ``label``)
+KIND_WORDS = {"registration_rights": "RRA", "antidilution_deferral": "Letter"}
+
+
+def deal_label(deal: str, kind: str | None) -> str:
+    """``infocrossing-rra-2004 (RRA)``: short, and unique as the deal's name is."""
+    word = KIND_WORDS.get(kind or "")
+    return f"{deal} ({word})" if word else deal
+
+
 def metadata(database: str) -> dict[str, Any]:
     """Datasette's metadata (``datasette views.db -m views.metadata.json``): a
     description of every table and column, units, default sorts, internal tables hidden.
@@ -509,6 +524,8 @@ def metadata(database: str) -> dict[str, Any]:
             entry["sort"] = t.sort
         if t.hidden:
             entry["hidden"] = True
+        if t is DEALS:   # what a reference to a deal shows, not its 120-character name
+            entry["label_column"] = "label"
         tables[t.name] = entry
     tables[TRACKING] = {"description": "Internal: the last notification of the ledger's log "
                                        "the file holds (eventsourcing tracking).",

@@ -14,6 +14,16 @@ def run(*args: str, input: str | bytes | None = None):
     return CliRunner().invoke(cli, list(args), input=input, env={"COLUMNS": "200"})
 
 
+PASSWORD_WARNING = ("warning: the password in --db can be read by other users of this machine "
+                    "(ps); give it in $PGPASSWORD, ~/.pgpass or a service file instead")
+
+
+def error_lines(stderr: str) -> list[str]:
+    """Standard error's lines but the warning a URL with a password on the command line
+    gives (``cli.common.warn_if_password_shown``): what must be one line is the rest."""
+    return [line for line in stderr.strip("\n").split("\n") if line != PASSWORD_WARNING]
+
+
 def ok(result) -> str:
     """A success: exit 0; its standard output."""
     assert result.exit_code == 0, (result.exit_code, result.output, result.exception)

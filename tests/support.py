@@ -45,3 +45,14 @@ def build(objs: Iterable[dict[str, Any]], *, start_seq: int = 1,
 
 def d(text: str) -> date:
     return date.fromisoformat(text)
+
+
+def texts_as_once_accepted():
+    """A context in which new text may hold control characters, as the store accepted
+    before reasons, subjects and sources refused them (issue 29): for tests of how the
+    store keeps and reads records written then, whatever bytes they hold."""
+    from unittest import mock
+
+    import ledger.values as values
+
+    return mock.patch.object(values, "_control_characters", lambda text: None)

@@ -34,6 +34,7 @@ import pytest
 
 from ledger.events import parse_event
 from ledger.store import Ledger
+from tests.cli_support import PASSWORD_WARNING, error_lines
 from tests.db_access import store_rows
 from tests.support import ev, opened
 from tests.test_bad_inputs import invoke
@@ -440,7 +441,7 @@ def test_read_only_postgres_role(tmp_path, monkeypatch):
                      ["init", "x", "--template", "infocrossing-rra-2004", "--db", reader]):
             result = invoke(args)
             assert result.exit_code == 5, (args, result.output)
-            lines = result.stderr.strip().split("\n")
+            lines = error_lines(result.stderr)
             assert len(lines) == 1 and "read-only" in lines[0], result.stderr
             assert SECRET not in result.stderr
         assert store_rows(url) == before
@@ -462,9 +463,7 @@ def test_a_password_in_a_command_line_url_is_warned_of_once(monkeypatch):
         result = invoke(args)
         lines = result.stderr.splitlines()
         assert result.exit_code == 5
-        assert lines[0] == ("warning: the password in --db can be read by other users of "
-                            "this machine (ps); give it in $PGPASSWORD, ~/.pgpass or a "
-                            "service file instead")
+        assert lines[0] == PASSWORD_WARNING
         assert len(lines) == 2 and lines[1].startswith("error: ")
         assert "s3cr3t-pw" not in result.output
 

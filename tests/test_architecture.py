@@ -33,7 +33,8 @@ RANK = {room: rank for rank, room in enumerate(ROOMS)}
 PURE_LEDGER = ("ledger.events", "ledger.stored", "ledger.dates", "ledger.values", "ledger.terms",
                "ledger.dealterms", "ledger.calendar",
                "ledger.daycount", "ledger.dayorder", "ledger.errors", "ledger.guards",
-               "ledger.upcasting", "ledger.collector", "ledger.proofs")
+               "ledger.upcasting", "ledger.collector", "ledger.references",
+               "ledger.proofs")
 # Libraries that do I/O or talk to a terminal: never in a projection.
 IO_LIBRARIES = ("os", "io", "pathlib", "shutil", "tempfile", "sqlite3", "socket",
                 "subprocess", "eventsourcing", "psycopg", "sqlite_utils", "click", "rich")

@@ -54,7 +54,7 @@ def test_intact_ledger_verifies(store_url):
     v = _verify(store_url)
     assert v.ok and v.count == 9 and v.head_hash == head
     result = _cli_verify(store_url)
-    assert result.exit_code == 0 and result.stdout.startswith(f"ok: 9 events, head {head}")
+    assert result.exit_code == 0 and result.stdout.startswith(f"ok: 9 events\nhead {head}")
 
 
 def test_one_changed_byte_is_caught(store_url):

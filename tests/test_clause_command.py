@@ -34,8 +34,26 @@ def test_rra_2b_prints_the_contracts_words_and_ours():
     assert rra[start:end] in words(out)
     assert "3. Additional Interest" not in out and "(c) " not in out   # nothing after (b)
     assert CLAUSES["RRA §2(b)"] in words(out)
-    assert "projections.registration.deadlines.questionnaire_deadlines" in out
-    assert "questionnaire_deadline" in out    # the interpretation of the §2(b) deadline
+    # each rule in words (issue 31, item 14: a lawyer was shown Python names and RST
+    # ``markup``), its wrapped lines indented under it; the names are in --json
+    from click.testing import CliRunner
+
+    from cli.main import cli
+
+    at_80 = CliRunner().invoke(cli, ["clause", "RRA §2(b)"], env={"COLUMNS": "80"}).output
+    rules = at_80[at_80.index("Rules that implement it"):at_80.index("Interpretations")]
+    assert "projections." not in rules and "``" not in rules
+    assert ('  - RRA §2(b), §4(d): each Holder asked delivers "prior to or on the 20th\n'
+            '      Business Day after the date of a written request"') in rules
+    assert "  - questionnaire_deadline (RRA §3(a), §2(b), Exhibit A):" in at_80
+    assert "        section_2b_business_days: the Questionnaire Deadline of RRA §2(b):" in at_80
+    lines = at_80[at_80.index("Rules that implement it"):].splitlines()
+    for line in lines:   # a wrapped line never starts at the margin: only the headings
+        assert not line or line.startswith("  ") or line.startswith(
+            ("Rules that implement", "Interpretations that touch")), line
+    page = json.loads(ok(run("clause", "RRA §2(b)", "--json")))
+    assert "projections.registration.deadlines.questionnaire_deadlines" in [
+        r["rule"] for r in page["rules"]]
 
 
 def test_letter_2_is_the_second_body_paragraph():
@@ -45,7 +63,8 @@ def test_letter_2_is_the_second_body_paragraph():
     end = letter.index("in accordance with the terms of the Transaction Documents.", start)
     assert letter[start:end] in words(out)
     assert "prior to February 1, 2004" not in out      # that is ¶3
-    assert "projections.trueup.adjustments.weighted_average" in out
+    assert "projections.trueup.adjustments.weighted_average" in [
+        r["rule"] for r in json.loads(ok(run("clause", "Letter ¶2", "--json")))["rules"]]
     assert "camden_tranche_order" in out
 
 

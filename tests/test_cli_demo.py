@@ -64,7 +64,7 @@ def test_demo_ends_with_the_chain_verification(demo):
     # and 26 letter events
     assert f"  {RRA}: 32 events" in out and f"  {LETTER}: 26 events" in out
     assert len(log) == 58
-    assert f"chain: ok: 58 events, head" in out
+    assert "chain: ok: 58 events\nhead " in out
     assert log[-1]["hash"] in out.replace("\n", "")
 
 
@@ -221,3 +221,31 @@ def test_demo_history_lists_the_late_stop_order(demo):
                                 "--json")))
     text = json.dumps(changes)
     assert "2005-07-08T11:00:00" in text and "10763.88" in text and "13138.89" in text
+
+
+def test_the_commands_it_suggests_work_as_printed(tmp_path):
+    # issue 31, item 16: after the README's set-up (`.venv/bin/deal-ledger demo`, the
+    # virtual environment not on PATH) the "Try:" lines began `deal-ledger ...`: command
+    # not found. The real console script, PATH without it; each line run as printed.
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(sys.executable).with_name("deal-ledger")
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "DEAL_LEDGER_CACHE": "off",
+           "COLUMNS": "100", "TMPDIR": str(tmp_path)}
+    (tmp_path / "bin").mkdir()
+    os.symlink(script, tmp_path / "bin" / "deal-ledger")   # as `.venv/bin/deal-ledger`
+    done = subprocess.run(["bin/deal-ledger", "demo"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    tried = [t for t in done.stdout[done.stdout.index("Try"):].splitlines()
+             if t.startswith("  ")]
+    assert len(tried) == 3 and all(t.startswith("  bin/deal-ledger ") for t in tried), tried
+    assert "temporary file: `bin/deal-ledger demo --db demo.db`" in " ".join(
+        done.stdout.split())
+    for line in tried:
+        ran = subprocess.run(["bash", "-c", line], cwd=tmp_path, env=env,
+                             capture_output=True, text=True, timeout=300)
+        assert ran.returncode == 0 and ran.stdout, (line, ran.stderr)

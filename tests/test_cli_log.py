@@ -111,6 +111,28 @@ def test_a_figure_is_never_cut_in_the_table(two):
     assert "…" not in narrow and "..." not in narrow
 
 
+def test_at_80_columns_the_heading_lines_up_with_the_rows(two):
+    # issue 31, item 15: "seq  date  id  type  deal  data" stood over rows whose type,
+    # deal and data began wherever the text before them ended
+    lines = ok(run_at(80, "log", "--db", two)).splitlines()
+    head, under = lines[0], lines[1]
+    assert under == "     data  (recorded, by)"     # where each row's data begins
+    rows = [ln for ln in lines[2:-1] if not ln.startswith(" " * 5)]
+    assert len(rows) == 7
+    for row in rows:
+        seq, day, rid, kind, deal = row.split()
+        for title, value in (("seq", seq), ("date", day), ("id", rid), ("type", kind),
+                             ("deal", deal)):
+            column = head.index(title)
+            if title == "seq":   # right-aligned numbers under a right-aligned heading
+                assert row.index(value) + len(value) == column + len(title), row
+            else:
+                assert row.index(value, column) == column, (title, row)
+    data = [ln for ln in lines[2:-1] if ln.startswith(" " * 5)]
+    assert data and all(ln.startswith("     ") and ln[5] != " " for ln in data)
+    assert all(len(ln) <= 80 for ln in lines)
+
+
 def run_at(columns: int, *args: str):
     from click.testing import CliRunner
 

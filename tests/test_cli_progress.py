@@ -22,7 +22,8 @@ N = 1500  # lines: above the size from which append shows a bar (cli.operators.B
 
 def batch(n: int = N) -> str:
     return "".join(json.dumps({"type": "HoldersAdvised", "deal": RRA, "date": "2004-07-14",
-                               "data": {}}) + "\n" for _ in range(n))
+                               "data": {}, "source": f"advice {k}"}) + "\n"
+                   for k in range(n))
 
 
 @pytest.fixture
@@ -52,7 +53,10 @@ def test_a_bar_on_a_terminal(rra, tmp_path, monkeypatch):
     ok(run("append", "--db", rra, input=batch()))
     drawn = screen.getvalue()
     assert "reading" in drawn and f"/{N}\x1b[0m lines" in drawn
-    assert f"checking and writing {N:,} events" in drawn
+    # issue 31, item 6: once parsed, the count is known: n/N events and the time left,
+    # not 0/? (the bar ends at 1500/1500)
+    assert "checking and writing" in drawn and "/?" not in drawn
+    assert f"{N}/{N}\x1b[0m events" in drawn
     screen.seek(0), screen.truncate()
     ok(run("verify", "--db", rra))
     assert "verifying" in screen.getvalue()
@@ -66,8 +70,27 @@ def test_the_libraries_report_every_step(rra):
     steps = []
     events = read_batch(batch(2500).encode(), on_progress=steps.append)
     assert len(events) == 2500 and steps == [1000, 1000, 500]
+    checked = []   # the store tells of every thousand lines it checks (issue 31, item 6)
+    with Ledger(rra, create=False) as ledger:
+        ledger.append(events, on_progress=checked.append)
+    assert checked == [1000, 1000, 500]
     rows = []
     with Ledger(rra, create=False) as ledger:
         assert verify(ledger, on_progress=rows.append).ok
-        # 2501 events and 2 chain heads (one per batch)
-        assert sum(rows) == ledger.max_position() == 2503
+        # 5001 events and 3 chain heads (one per batch)
+        assert sum(rows) == ledger.max_position() == 5004
+
+
+def test_export_shows_its_whole_total_at_80_columns(monkeypatch):
+    # issue 31, item 6: at 80 columns the 40-character bar left `export`'s count cut
+    # (`61000/1234…` of a 123,456-row ledger); the bar now gives way, the count stays whole
+    screen = io.StringIO()
+    monkeypatch.setattr(progress_module, "_stderr_is_terminal", lambda: True)
+    monkeypatch.setattr(progress_module, "_console",
+                        lambda: Console(file=screen, force_terminal=True, width=80))
+    with progress_module.progress("verifying, then writing the pack", total=123456,
+                                  unit="rows") as advance:
+        advance(61000)
+    drawn = screen.getvalue()
+    assert "verifying, then writing the pack" in drawn
+    assert "61000/123456\x1b[0m rows" in drawn and "…" not in drawn

@@ -13,7 +13,7 @@ import pytest
 from ledger.events import parse_event
 from ledger.store import Ledger
 from tests.cli_support import ok, refused_unchanged, run
-from tests.support import ev, opened
+from tests.support import ev, opened, texts_as_once_accepted
 
 TEXTS = [("x\x1b[2Jy", "U+001B"), ("fine\nseq 99  2004-07-13  forged", "U+000A"),
          ("a\u202eb", "U+202E"), ("a\rb", "U+000D"), ("a\u2028b", "U+2028")]
@@ -48,20 +48,16 @@ def test_visible_text_is_accepted(db):
            "--source", "Form S-3/A — effective «2004-10-01» ✓", "--db", db))
 
 
-def test_a_stored_control_character_is_escaped_by_log(tmp_path, monkeypatch):
+def test_a_stored_control_character_is_escaped_by_log(tmp_path):
     """A record written before the refusal (here: with the check switched off) prints on
     its own lines, its escape and newline as ``\\x1b`` and ``\\n``."""
-    import ledger.values as values
-
     path = str(tmp_path / "old.db")
-    monkeypatch.setattr(values, "_control_characters", lambda text: None)
-    with Ledger(path) as ledger:
+    with Ledger(path) as ledger, texts_as_once_accepted():
         done = ledger.append([parse_event(opened("rra")),
                               parse_event(ev("ShelfFiled", "2004-07-13"))])
         filed = done.records[1]["id"]
         ledger.append([parse_event(ev("EventRetracted", "2004-07-13", event_id=filed,
                                       reason="x\x1b[2Jy\nseq 99  2004-07-13  forged"))])
-    monkeypatch.undo()
     out = ok(run("log", "--db", path))
     assert "\x1b" not in out
     assert not any(line.lstrip().startswith("seq 99") for line in out.splitlines())

@@ -5,7 +5,8 @@ third round).
 is known, and ``Timeline.of_type`` answers from positions by type. Held to the plain
 definitions (SPEC §1: the events known, less the retracted ones and the retractions,
 dated on or before ``as_of``, by ``(date, seq)``; ``of_type`` is ``[e for e in events if
-e.type in types]``) on random histories with retractions (some retracted again),
+e.type in types]``) on random histories with retractions (some retracted again,
+some reinstated: issue 31),
 calendar days, events recorded out of date order and events after ``as_of``.
 """
 
@@ -31,7 +32,7 @@ def histories(draw):
     objs = [opened()]
     for _ in range(draw(st.integers(0, 25))):
         day = (date(2004, 7, 1) + timedelta(days=draw(st.integers(0, 400)))).isoformat()
-        kind = draw(st.sampled_from(TYPES + ["retract", "calendar"]))
+        kind = draw(st.sampled_from(TYPES + ["retract", "reinstate", "calendar"]))
         if kind == "ConsentGiven":
             objs.append(ev(kind, day, holder="A", matter="waiver of RRA §2(a)(ii)"))
         elif kind == "retract":
@@ -39,6 +40,12 @@ def histories(draw):
                 target = draw(st.integers(2, len(objs)))
                 objs.append(ev("EventRetracted", day, event_id=f"e{target}",
                                reason="entered in error"))
+        elif kind == "reinstate":   # withdraws an earlier retraction (issue 31)
+            retractions = [i for i, o in enumerate(objs, 1) if o["type"] == "EventRetracted"]
+            if retractions:
+                target = draw(st.sampled_from(retractions))
+                objs.append(ev("EventReinstated", day, retraction_id=f"e{target}",
+                               reason="retracted in error"))
         elif kind == "calendar":
             objs.append({"type": "CalendarDayDeclared", "deal": "rra", "date": day,
                          "data": {"day": day, "business_day": False, "reason": "storm"}})
@@ -47,18 +54,28 @@ def histories(draw):
     as_of = date(2004, 7, 1) + timedelta(days=draw(st.integers(0, 420)))
     known = draw(st.none() | st.integers(0, len(objs) + 1))
     picks = draw(st.lists(st.sampled_from(TYPES + ["DealOpened", "EventRetracted",
-                                                   "CalendarDayDeclared", "NotesIssued"]),
+                                                   "EventReinstated", "CalendarDayDeclared",
+                                                   "NotesIssued"]),
                           max_size=4))
     return objs, as_of, known, picks
 
 
 def plain_events(events, as_of, known_at):
+    """SPEC §1, §3.1 as written: an event counts unless a retraction of it counts; a
+    retraction counts unless it is retracted or reinstated away by one that counts."""
     known = [e for e in events if known_at is None or e.recorded_at <= known_at]
-    out: set[str] = set()
-    for r in sorted((e for e in known if e.type == "EventRetracted"), key=lambda e: -e.seq):
-        if r.id not in out:
-            out.add(r.data["event_id"])
-    live = [e for e in known if e.id not in out and e.type != "EventRetracted"]
+    against: dict[str, list[str]] = {}
+    for e in known:
+        if e.type == "EventRetracted":
+            against.setdefault(e.data["event_id"], []).append(e.id)
+        elif e.type == "EventReinstated":
+            against.setdefault(e.data["retraction_id"], []).append(e.id)
+
+    def counts(event_id: str) -> bool:
+        return not any(counts(r) for r in against.get(event_id, ()))
+
+    live = [e for e in known if counts(e.id)
+            and e.type not in ("EventRetracted", "EventReinstated")]
     return tuple(sorted((e for e in live if e.date <= as_of), key=lambda e: (e.date, e.seq)))
 
 

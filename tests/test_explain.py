@@ -226,6 +226,16 @@ def test_suspension_45th_day_spec_example_2():
     # 60,000,000 × 0.0025 × 5 / 360 = 2,083.33
     assert amount["value"] == money(P * Decimal("0.0025") * 5 / 360) == "2083.33"
     assert amount["reproduces_figure"] is True
+    # issue 31, item 9: the amount's explanation names the default that made each of its
+    # days accrue, its clause and its events: (iv)(A), default date the 45th day
+    # 2005-04-14, caused by the SuspensionStarted (e5) not ended (e6) by then
+    [segment] = amount["explanation"]["parts"]
+    assert segment["title"] == "rate 0.25% from 2005-04-15 to 2005-04-19"
+    [cause] = segment["parts"]
+    assert cause["title"] == "Registration Default (iv)(A) (default date 2005-04-14)"
+    assert clause_refs(cause) == ["RRA §3(a)(iv)(A)"]
+    assert [e["id"] for e in cause["events"]] == ["e5", "e6"]
+    assert [e["type"] for e in cause["events"]] == ["SuspensionStarted", "SuspensionEnded"]
 
 
 def test_consent_share_is_recomputed():

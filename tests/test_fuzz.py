@@ -8,7 +8,10 @@ no password in the output, and never a partial write: a run that fails leaves th
 ledger's every stored row as it was.
 
 Example counts are modest for CI; raise them with ``DEAL_LEDGER_FUZZ_EXAMPLES`` (the
-append tests run that many, each command a tenth of it, at least 12).
+append tests run that many, each command a tenth of it, at least 12). A test run draws the
+same examples every time (the "ci" profile of tests/conftest.py derandomizes them): CI
+cannot pass or fail by chance. The wide random search is asked for:
+``DEAL_LEDGER_RANDOM_SEARCH=1 DEAL_LEDGER_FUZZ_EXAMPLES=3000 pytest tests/test_fuzz.py``.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from typing import Any
 
 import click
 import pytest
+
+from tests.cli_support import error_lines
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -34,7 +39,7 @@ from tests.test_bad_inputs import invoke
 EXAMPLES = int(os.environ.get("DEAL_LEDGER_FUZZ_EXAMPLES", "300"))
 PER_COMMAND = max(12, EXAMPLES // 10)
 SECRET = "fuzz-SECRET-pw"
-FUZZ = settings(deadline=None, database=None,
+FUZZ = settings(deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                        HealthCheck.filter_too_much])
 
@@ -98,7 +103,7 @@ def check_clean(result, ws: Workspace) -> None:
     assert SECRET not in out, out
     assert result.exit_code in (0, 1, 2, 3, 4, 5), (result.exit_code, out)
     if result.exit_code in (3, 4, 5):
-        lines = result.stderr.strip("\n").split("\n")
+        lines = error_lines(result.stderr)
         assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
     if result.exit_code != 0:
         assert ws.unchanged(), f"a failed run (exit {result.exit_code}) changed the ledger"
@@ -375,3 +380,16 @@ def test_every_command_is_fuzzed():
     names = {p[-1] for p in COMMANDS}
     assert {"init", "append", "record", "log", "verify", "retract", "correct", "report",
             "interpretations"} <= names
+
+
+def test_a_test_run_draws_the_same_examples_every_time():
+    # issue 31, item 7: the fuzz test failed one CI run on a random draw (`calendar --out
+    # ''`) and passed the next; a run is now derandomized (tests/conftest.py's "ci"
+    # profile), and the wide random search runs only under DEAL_LEDGER_RANDOM_SEARCH
+    from tests.conftest import RANDOM_SEARCH
+
+    assert settings.default.derandomize is not RANDOM_SEARCH
+    assert fuzz(PER_COMMAND).derandomize is not RANDOM_SEARCH
+    if not RANDOM_SEARCH:
+        assert settings.default.database is None
+

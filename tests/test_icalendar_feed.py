@@ -39,9 +39,12 @@ def test_round_trip_with_alarms_business_days_before(tmp_path):
     assert str(v["STATUS"]) == "CONFIRMED" and int(v["SEQUENCE"]) == 0
     assert "RRA §2(a)(ii)" in str(v["DESCRIPTION"]) and "upcoming" in str(v["DESCRIPTION"])
     # Business Days before Thu 2004-10-28: 1 -> Wed 10-27; 5 -> 27, 26, 25, 22, 21 ->
-    # Thu 10-21; 10 -> 20, 19, 18, 15, 14 -> Thu 10-14
+    # Thu 10-21; 10 -> 20, 19, 18, 15, 14 -> Thu 10-14; each at 09:00 in New York, on
+    # daylight time until 2004-10-31 (UTC-4): 13:00 UTC (issue 31, item 13: it was 09:00
+    # UTC, 5 a.m. in New York)
     triggers = sorted(a["TRIGGER"].dt for a in v.walk("VALARM"))
-    assert triggers == [datetime(2004, 10, day, 9, tzinfo=timezone.utc) for day in (14, 21, 27)]
+    assert triggers == [datetime(2004, 10, day, 13, tzinfo=timezone.utc)
+                        for day in (14, 21, 27)]
     assert {"file-shelf@a.deal-ledger", "file-shelf@b.deal-ledger",
             "notify-trustee/(i)/1@b.deal-ledger"} <= set(found)
 
@@ -55,6 +58,25 @@ def test_discharged_obligations_are_cancelled(tmp_path):
     v = found["keep-effective@b.deal-ledger"]
     assert v["DTSTART"].dt == date(2006, 10, 1) and str(v["STATUS"]) == "CANCELLED"
     assert all(u.endswith("@b.deal-ledger") for u in found)
+
+
+def test_a_reminder_goes_off_at_nine_in_new_york_summer_and_winter():
+    from publishing.icalendar_feed import alarm_time
+
+    # EDT (UTC-4) on 2004-10-29; EST (UTC-5) from 2004-10-31: 09:00 is 13:00Z, then 14:00Z
+    assert alarm_time(date(2004, 10, 29)) == datetime(2004, 10, 29, 13, tzinfo=timezone.utc)
+    assert alarm_time(date(2004, 11, 1)) == datetime(2004, 11, 1, 14, tzinfo=timezone.utc)
+    # 2005-01-18 (the Interest Payment Date of 2005-01-15, rolled): winter, 14:00Z
+    assert alarm_time(date(2005, 1, 18)) == datetime(2005, 1, 18, 14, tzinfo=timezone.utc)
+
+
+def test_an_empty_out_is_refused(tmp_path):
+    # issue 31, item 7: `calendar --out ''` ended in `internal error: FileNotFoundError`
+    db = _ledger(tmp_path)
+    for out in ("", "  "):
+        err = refused(run("calendar", "--db", db, "--out", out), 2)
+        assert err == f"error: field '--out': give the calendar file's path, not {out!r}\n"
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".ics")) == []
 
 
 def test_bad_remind_writes_nothing(tmp_path):

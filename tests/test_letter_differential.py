@@ -46,6 +46,7 @@ from ledger import guards
 from projections.interpretations import REGISTRY
 from projections.report import report
 from tests.reference.letter_model import READINGS, public, replay
+from tests.reference.rra_notes import live_events
 from tests.support import build, opened
 
 #: Issue 13 defects 1 and 2 are fixed on branch letter-engine; until that merges, the
@@ -242,9 +243,29 @@ def histories(draw) -> dict[str, Any]:
         shares = int(owed * share)
         if shares >= 1:
             objs.append(ev("TrueUpSharesIssued", day, instrument=name, shares=shares))
+    # corrections, recorded last (SPEC §3.1; issue 31): events whose retraction no rule
+    # refuses retracted, and a retraction sometimes withdrawn (EventReinstated)
+    free = [i for i, o in enumerate(objs, 1) if o["type"] in CORRECTABLE]
+    for i in draw(st.lists(st.sampled_from(free), max_size=2, unique=True) if free
+                  else st.just([])):
+        objs.append(ev("EventRetracted", day_of(objs[i - 1]["date"]), event_id=f"e{i}",
+                       reason="entered in error"))
+    retractions = [i for i, o in enumerate(objs, 1) if o["type"] == "EventRetracted"]
+    if retractions and draw(st.booleans()):
+        r = draw(st.sampled_from(retractions))
+        objs.append(ev("EventReinstated", day_of(objs[r - 1]["date"]), retraction_id=f"e{r}",
+                       reason="retracted in error"))
     as_of = draw(st.sampled_from([date(2006, 12, 31), *DAYS[10:]]))
     return {"objs": objs, "readings": readings, "model_readings": model_readings,
             "as_of": as_of}
+
+
+#: the types a retraction of which no write-side rule refuses, whatever else was recorded
+CORRECTABLE = ("CapitalizationRecorded", "TrueUpSharesIssued")
+
+
+def day_of(text: str) -> date:
+    return date.fromisoformat(text)
 
 
 def _records(objs: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -266,7 +287,10 @@ def differences(objs: list[dict[str, Any]], as_of: date, readings: dict[str, str
                 model_readings: dict[str, str]) -> list[str]:
     """Every figure on which the engine and the model disagree, as text."""
     engine = report(build(objs), as_of=as_of, interpretations=readings)["true_up"]
-    model = replay([public(e) for e in build(objs)], as_of, model_readings)
+    # the model reads live events only: the reference's own reading of retractions and
+    # reinstatements (tests.reference.rra_notes.live_events), not the engine's
+    model = replay(live_events([public(e) for e in build(objs)], DEAL, None), as_of,
+                   model_readings)
     out = []
     for holder, row in model.holders().items():
         theirs = engine["holders"].get(holder)

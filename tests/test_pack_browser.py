@@ -254,8 +254,8 @@ def test_event_data_reads_as_text(rendered):
         for repr_ in ("Decimal(", "{'", "['", "[\"", "datetime."):
             assert repr_ not in text, (deal, repr_)
     rra = rendered[RRA]["page"].visible
-    assert "holders added: Illustrative Fund B; principal added: 10,000,000.00" in rra
-    assert "holder: Lehman Brothers Inc.; principal: 60,000,000.00" in rra
+    assert "holders added: Illustrative Fund B; principal added: USD 10,000,000.00" in rra
+    assert "holder: Lehman Brothers Inc.; principal: USD 60,000,000.00" in rra
 
 
 def test_no_date_can_wrap(rendered):
@@ -325,13 +325,13 @@ def test_a_date_inside_a_text_cell_is_kept_on_one_line(packs):
 
 
 def test_formatting_helpers():
-    assert money("56999987.2") == "56,999,987.20" and money("0") == "0.00"
+    assert money("56999987.2") == "USD 56,999,987.20" and money("0") == "USD 0.00"
     # 0.791667 x 100 = 79.1667 -> 79.17%; 1 -> 100%; 0.5 -> 50%
     assert (percent("0.791667"), percent("1"), percent("0.5")) == ("79.17%", "100%", "50%")
     assert readable(["Fund A", "Fund B"]) == "Fund A, Fund B"
     assert readable({"holders_added": ["Fund B"], "under_shelf": True}) \
         == "holders added: Fund B; under shelf: yes"
-    assert readable("20000000", "principal") == "20,000,000.00"
+    assert readable("20000000", "principal") == "USD 20,000,000.00"
     assert readable(325520, "shares") == "325,520"
 
 

@@ -59,3 +59,40 @@ def test_the_legend_names_the_colour_of_each_state_on_the_lane():
         assert (f"background:{STATE_COLOURS[state]};" in html and f"</i>{state}</span>"
                 in html) == (state in states), state
     assert "cured" in states and obligations_legend({"obligations": []}) == ""
+
+
+def _page_text(path) -> str:
+    import html
+    import re
+
+    return html.unescape(re.sub(r"<[^>]+>", "", path.read_text()))
+
+
+def test_the_deadlines_and_obligations_tables_say_why_their_words_differ(tmp_path):
+    # issue 31, item 8: "keep the Shelf Registration Statement effective" was `missed` in
+    # the Deadlines table and `discharged` in the Obligations table, with no word why.
+    # Effective 2004-11-15; a Suspension Period 2005-03-01 to 2005-04-20 (no material
+    # transaction) passes its 45th day, 2005-03-01 + 44 = 2005-04-14: default (iv)(A)
+    # accrues from 2005-04-15 (RRA §3(a)(iv)(A)), inside the Effectiveness Period, which
+    # ends on its 2nd anniversary, 2004-11-15 + 2 years = 2006-11-15 (RRA §2(a)(iii)(x))
+    import json
+
+    db = str(tmp_path / "ledger.db")
+    rra = "infocrossing-rra-2004"
+    ok(run("init", rra, "--template", rra, "--db", db))
+    lines = [("NotesIssued", "2004-06-30", {"holder": "Lehman Brothers Inc.",
+                                            "principal": "60000000"}),
+             ("ShelfFiled", "2004-07-13", {}), ("ShelfEffective", "2004-11-15", {}),
+             ("SuspensionStarted", "2005-03-01", {"material_transaction": False}),
+             ("SuspensionEnded", "2005-04-20", {})]
+    ok(run("append", "--db", db, input="".join(json.dumps(
+        {"type": t, "deal": rra, "date": day, "data": data}) + "\n" for t, day, data in lines)))
+    out = tmp_path / "pack"
+    ok(run("export", rra, "--db", db, "--as-of", "2007-12-31", "--out", str(out)))
+    text = _page_text(out / "index.html")
+    assert ("keep the Shelf Registration Statement effective to the end of the "
+            "Effectiveness PeriodRRA §2(a)(iii)(x)2006-11-15missed") in text
+    assert ("Obligations: discharged on 2006-11-15 (the end of the Effectiveness Period "
+            "(2004-11-15 + 2 years = 2006-11-15)), after a violation from 2005-04-15") in text
+    assert ("the end of the Effectiveness Period (2004-11-15 + 2 years = 2006-11-15); "
+            "Deadlines: missed (violated from 2005-04-15)") in text

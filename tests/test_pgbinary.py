@@ -20,7 +20,7 @@ from ledger.store import Ledger
 from ledger.store.canonical import deal_id
 from tests.conftest import drop_pg, fresh_pg_url
 from tests.db_access import Raw
-from tests.support import ev, opened
+from tests.support import ev, opened, texts_as_once_accepted
 
 pytestmark = pytest.mark.postgres
 
@@ -36,7 +36,8 @@ def _batch() -> list:
         text = AWKWARD[i % len(AWKWARD)]
         out.append(ev("NoticeSent", "2004-07-01", deal="awk", to=f"{text} {i}",
                       subject=text, method="hand"))
-    return [parse_event(o, line=i + 1) for i, o in enumerate(out)]
+    with texts_as_once_accepted():   # "line\nbreak": as the store once accepted it
+        return [parse_event(o, line=i + 1) for i, o in enumerate(out)]
 
 
 def _written(url: str, binary: bool, monkeypatch) -> tuple:

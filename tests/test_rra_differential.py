@@ -5,7 +5,8 @@ Each history holds up to six Holders (issues, transfers, sales under the shelf i
 conversions, retirements), Questionnaires, the shelf's filing and effectiveness, spans
 of unusability and their cures, Suspension Periods with and without a material
 transaction and extensions, calendar overrides, payments, amendments, and a second deal
-interleaved in the log; recorded partly out of date order, some loose events retracted,
+interleaved in the log; recorded partly out of date order, some loose events retracted
+(and some retractions withdrawn by an EventReinstated, issue 31),
 with a random ``known_at``.
 Every history is one the write side accepts (each event goes through ``ledger.guards``
 in recording order). For a random ``as_of`` and random interpretations, every
@@ -340,6 +341,15 @@ def scenarios(draw):
         log.append({"type": "EventRetracted", "deal": log[i - 1]["deal"],
                     "date": log[i - 1]["date"], "data": {"event_id": f"e{i}",
                                                          "reason": "entered in error"}})
+    # undo (issue 31): a retraction withdrawn, and its event sometimes retracted again
+    retractions = [i for i, e in enumerate(log, 1) if e["type"] == "EventRetracted"]
+    if retractions and draw(st.integers(0, 3)):
+        r = draw(st.sampled_from(retractions))
+        log.append({"type": "EventReinstated", "deal": log[r - 1]["deal"],
+                    "date": log[r - 1]["date"], "data": {"retraction_id": f"e{r}",
+                                                         "reason": "retracted in error"}})
+        if draw(st.booleans()):
+            log.append({**log[r - 1], "data": {**log[r - 1]["data"], "reason": "again"}})
     assume(accepted(log))
     as_of = CLOSING + days(draw(st.integers(1, 1500) | st.integers(300, 1500)))
     known_at = None

@@ -68,9 +68,14 @@ def test_duplicate_key_refused_within_and_across_batches(store_url):
     with Ledger(store_url) as ledger:
         ledger.append(rra_base())
         first = {**ev("ShelfFiled", "2004-07-13"), "key": "s-1"}
-        ledger.append(batch(first))
-        with pytest.raises(DuplicateKey):
-            ledger.append(batch(first))
+        written = ledger.append(batch(first))
+        # the same event again is recorded already (issue 31): nothing is written
+        again = ledger.append(batch(first))
+        assert again.count == 0 and [r["id"] for r in again.already] == [
+            r["id"] for r in written.records]
+        assert ledger.head() == written.head
+        with pytest.raises(DuplicateKey):   # the key with other content: a conflict
+            ledger.append(batch({**first, "date": "2004-07-14"}))
         with pytest.raises(DuplicateKey) as err:
             ledger.append(batch({**ev("TrusteeNotified", "2004-07-14"), "key": "k"},
                                 {**ev("TrusteeNotified", "2004-07-15"), "key": "k"}))

@@ -109,6 +109,22 @@ def test_datasette_metadata_is_written_beside_the_file(example_one, tmp_path):
     assert described["suspension_periods"]["units"] == {"days": "day"}
 
 
+def test_a_deal_is_shown_by_a_short_label(example_one, tmp_path):
+    # issue 31, item 12: Datasette labels a foreign key by the referenced table's "name"
+    # column when it has one: each payments row showed the agreement's 120-character
+    # title and stood ten lines tall. deals.label is short and Datasette is told to use it
+    out = tmp_path / "views.db"
+    views(example_one, out, "--as-of", "2005-06-30")
+    meta = json.loads((tmp_path / "views.metadata.json").read_text())
+    assert meta["databases"]["views"]["tables"]["deals"]["label_column"] == "label"
+    conn = sqlite3.connect(out)
+    try:
+        [(deal, label, name)] = conn.execute("SELECT deal, label, name FROM deals").fetchall()
+    finally:
+        conn.close()
+    assert label == f"{deal} (RRA)" and len(label) < 40 < len(name)
+
+
 def test_a_file_of_the_previous_format_is_rebuilt(example_one, tmp_path):
     """Format 1 had ``meta``, ``dirty`` and ``tracking`` and no cents on ``deals``."""
     out, fresh = tmp_path / "views.db", tmp_path / "fresh.db"

@@ -361,15 +361,33 @@ def _events(url):
         return ledger.deal_events("rra")
 
 
-def test_the_human_table_lists_figure_baseline_scenario(tmp_path):
+def test_the_answer_leads_with_the_money_then_the_paths_when_asked(tmp_path):
+    # issue 31, item 10: the answer was a flat list of report paths. Default (ii) of
+    # example 1 under first_breach_day accrues a day later: 2004-10-30 to 2004-11-15,
+    # 30/360 days 15, 60,000,000 x 0.0025 x 15/360 = 6,250.00 (against 16 days, 6,666.67)
     url = ledger_of(tmp_path, *EX1)
-    result = CliRunner().invoke(cli, ["whatif", "rra", "--interpret",
-                                      "default_date=first_breach_day", "--as-of", "2005-02-01",
-                                      "--db", url], env={"COLUMNS": "200"})
+    args = ["whatif", "rra", "--interpret", "default_date=first_breach_day", "--as-of",
+            "2005-02-01", "--db", url]
+    result = CliRunner().invoke(cli, args, env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert "what if (default_date=first_breach_day): rra as of 2005-02-01" in lines[0]
-    assert any(AMOUNT_1 in line and "6666.67" in line and "6250.00" in line for line in lines)
+    assert lines[:4] == [
+        "what if (default_date=first_breach_day): rra as of 2005-02-01",
+        "  money:",
+        f"    {LEHMAN} for 2005-01-15: Additional Interest owed 6,666.67 -> 6,250.00 "
+        "(RRA §3(a))",
+        "    Additional Interest accrued to the day 6,666.67 -> 6,250.00 (RRA §3(a))"]
+    assert lines[4:6] == [
+        "  Registration Defaults:",
+        "    Registration Default (ii) (RRA §3(a)(ii)): default date 2004-10-28, accrues from "
+        "2004-10-29 to 2004-11-15 (exclusive) -> default date 2004-10-29, accrues from "
+        "2004-10-30 to 2004-11-15 (exclusive)"]
+    assert not any(AMOUNT_1 in line for line in lines)     # no path without --verbose
+    assert lines[-1].endswith("other figure(s) differ (--verbose lists them by path)")
+    verbose = CliRunner().invoke(cli, [*args, "--verbose"], env={"COLUMNS": "200"})
+    assert verbose.output.startswith(result.output.rsplit("\n  and ", 1)[0])
+    assert any(AMOUNT_1 in line and "6666.67" in line and "6250.00" in line
+               for line in verbose.output.splitlines())
 
 
 def test_drop_a_payment_makes_it_due_again():
@@ -415,14 +433,22 @@ def test_event_ids_exact_or_a_unique_prefix():
     with pytest.raises(UsageError, match="start of 2 event ids of deal d: abcdef01 .*, "
                                          "abcdef02 "):
         resolve_id("abcdef", by_id, "--drop", "d")
-    # any unique prefix, as git takes a commit's (issue 15: ids as prefixes everywhere)
-    assert resolve_id("1", by_id, "--drop", "d") == "12345678"
-    with pytest.raises(UsageError, match="no event '9'"):
-        resolve_id("9", by_id, "--drop", "d")
+    # a unique prefix of 6 characters or more, or seq:N (issue 31: `1` named whatever
+    # event happened to be the only one starting with it)
+    with pytest.raises(UsageError, match="give at least 6"):
+        resolve_id("1", by_id, "--drop", "d")
+    with pytest.raises(UsageError, match="no event '999999'"):
+        resolve_id("999999", by_id, "--drop", "d")
+    events = {"e1": type("E", (), {"seq": 1})(), "e2": type("E", (), {"seq": 2})()}
+    assert resolve_id("seq:2", events, "--drop", "d") == "e2"
+    with pytest.raises(UsageError, match="no event 'seq:3'"):
+        resolve_id("seq:3", events, "--drop", "d")
 
 
 @pytest.mark.parametrize("args, code, start", [
-    (["--drop", "nosuchevent"], 2, "error: field '--drop': no event 'nosuchevent' in deal rra"),
+    (["--drop", "abcdef99"], 2, "error: field '--drop': no event 'abcdef99' in deal rra"),
+    (["--drop", "nosuchevent"], 2, "error: field '--drop': 'nosuchevent' is not an event "
+                                   "reference"),
     (["--replace", "nosuchevent"], 2,
      "error: field '--replace': 'nosuchevent' is not EVENT_ID=FILE"),
     (["--add", "missing.jsonl"], 2, "error: field '--add': cannot read missing.jsonl"),
@@ -531,8 +557,10 @@ def test_a_saved_scenario_keeps_full_ids_for_the_prefixes_given(tmp_path):
     result = CliRunner().invoke(cli, ["whatif", "rra", "--db", url, "--drop", full[:8],
                                       "--as-of", "2005-02-01", "--save", "no-notice"])
     assert result.exit_code == 0, result.output
-    # the Trustee notice for (ii) (due 2004-11-01) met on time; dropped: missed
-    assert "notify the Trustee" in result.output and "missed" in result.output
+    # the Trustee notice for (ii) (due 2004-11-01) met on time; dropped: violated
+    assert ("notify the Trustee of Registration Default (ii) (default date 2004-10-28) "
+            "(RRA §3(b)): fulfilled, due 2004-11-01 -> violated, due 2004-11-01"
+            in " ".join(result.output.split()))
     saved = json.loads(Path(url + ".scenarios.json").read_text())["scenarios"]["no-notice"]
     assert saved["drop"] == [full]
 

@@ -16,7 +16,8 @@ Filters: ``--deal`` reads only the named deals' streams (the store's index on st
 position), merged by ``seq``; ``--after-seq`` starts at the chain head of the last batch
 at or before that seq (found by bisecting the chain head's stream), not at the first row.
 
-An event id may be given as any unique prefix (as git takes a commit's): ``find_event``.
+An event is named by ``seq:N`` or a unique prefix of its id of 6 characters or more (as git
+takes a commit's): ``find_event``.
 
 Importing this module does not import the store's library (``ledger.store.stable`` is imported
 at the first read): the agenda's helpers import it before the store, to read their
@@ -43,7 +44,6 @@ if TYPE_CHECKING:
     from .writing import Ledger
 
 PAGE = 1000  # rows per read: small enough that the first line shows at once
-_ID_PREFIX = re.compile(r"[0-9a-f][0-9a-f-]{0,35}", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -315,13 +315,22 @@ def _matching(view: StableView, needle: bytes, deals: tuple[str, ...] = ()
 
 
 def find_event(ledger: "Ledger", given: str, *, field: str = "event_id") -> dict[str, Any]:
-    """The stored record whose id is ``given`` or starts with it (as git takes a commit's
-    unique prefix; the 8 characters ``log`` shows always do). ``UsageError`` naming the
-    candidates if the prefix is ambiguous; ``InvalidEvent`` if no event has it."""
-    text = given.strip().lower()
-    if not _ID_PREFIX.fullmatch(text):
-        raise InvalidEvent(f"no event {given} in the ledger (an event id is hexadecimal "
-                           "digits and '-', as `deal-ledger log` shows it)", field=field)
+    """The stored record ``given`` names (``ledger.references``): ``seq:N``, or an id
+    or the start of one, at least ``MIN_PREFIX`` characters (as git takes a commit's
+    unique prefix; the 8 characters ``log`` shows always do). ``UsageError`` for a
+    reference too short or malformed, or a prefix naming several events (the
+    candidates named); ``InvalidEvent`` if no event has it."""
+    from ..references import parse_reference
+
+    ref = parse_reference(given, field=field)
+    if ref.seq is not None:
+        with stable_view(ledger) as view:
+            found = _at_seq(view, ref.seq)
+        if found is None:
+            raise InvalidEvent(f"no event at seq {ref.seq} in the ledger (its last is seq "
+                               f"{ledger.head().seq})", field=field)
+        return found
+    text = ref.prefix or ""
     needle = f'"id":"{text}'.encode()
     hits: list[dict[str, Any]] = []
     with stable_view(ledger) as view:
@@ -337,8 +346,23 @@ def find_event(ledger: "Ledger", given: str, *, field: str = "event_id") -> dict
                           for h in hits[:5])
         more = f" and {len(hits) - 5} more" if len(hits) > 5 else ""
         raise UsageError(f"the id prefix {given!r} is ambiguous: {shown}{more}; give more "
-                         "characters", field=field)
+                         "characters, or seq:N", field=field)
     return hits[0]
+
+
+def _at_seq(view: StableView, seq: int) -> dict[str, Any] | None:
+    """The record at ``seq``: the walk starts at the chain head of the batch before it
+    (``_start``) and decodes only the records from it on."""
+    position, before = _start(view, seq - 1)
+    for record in _in_seq_order(view, position, before + 1, skip_to=seq - 1):
+        if record is None:
+            continue
+        found = record.get("seq")
+        if found == seq:
+            return record
+        if isinstance(found, int) and found > seq:
+            return None
+    return None
 
 
 def has_deal(ledger: "Ledger", deal: str) -> bool:

@@ -68,6 +68,8 @@ class Job:
     deals: list[str] = field(default_factory=list)    # each line's deal
     loaded: dict[str, Any] = field(default_factory=dict)
     before: dict[str, int] = field(default_factory=dict)
+    #: ``advance(n)``: told of every thousand lines this process checks (a progress bar)
+    advance: Callable[[int], None] | None = None
 
     def __post_init__(self) -> None:
         if not self.deals:
@@ -116,7 +118,13 @@ def check_events(job: Job, lines: Iterable[int], pieces: list[Any],
     new_events, batch, who_q = job.new_events, job.batch, job.who_q
     _record_pieces = job.pieces_of
     check, fold, record_of = guards.check, guards.fold, job.record
+    advance, done = job.advance, 0
     for k in lines:
+        if advance is not None:
+            done += 1
+            if done == 1000:
+                advance(done)
+                done = 0
         deal = new_events[k].deal
         guard = guard_of.get(deal)
         if guard is None:
@@ -131,6 +139,8 @@ def check_events(job: Job, lines: Iterable[int], pieces: list[Any],
         fold(guard, record, found)
         if records is not None:
             records[k] = record
+    if advance is not None and done:
+        advance(done)
 
 
 @dataclass
@@ -397,6 +407,7 @@ def _child(job: Job, by_deal: dict[str, list[int]], order: list[str], claims: An
     if it is due for a snapshot, joined, where this process takes them in
     (``_Texts``); send the deals and the texts that did not fit; ``refused`` at the
     first line that breaks a rule (the parent checks again and names it)."""
+    job.advance = None   # the parent draws the progress bar; the child tells it nothing
     theirs: list[str] = []
     pieces: list[Any] = [None] * len(job.new_events)
     guard_of: dict[str, Any] = {}

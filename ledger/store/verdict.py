@@ -20,7 +20,8 @@ class Verdict:
 
     def line(self) -> str:
         if self.ok:
-            return f"ok: {self.count} events, head {self.head_hash}"
+            # the hash on a line of its own: at 80 columns a terminal broke it mid-line
+            return f"ok: {self.count} events\nhead {self.head_hash}"
         if self.bad_seq is None:
             return str(self.reason)
         return f"seq {self.bad_seq}: {self.reason}"
@@ -54,7 +55,8 @@ class Verdict:
 
     def line(self) -> str:
         if self.ok:
-            return f"ok: {self.count} events, head {self.head_hash}"
+            # the hash on a line of its own: at 80 columns a terminal broke it mid-line
+            return f"ok: {self.count} events\nhead {self.head_hash}"
         if self.bad_seq is None:
             return str(self.reason)
         return f"seq {self.bad_seq}: {self.reason}"

@@ -36,7 +36,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from eventsourcing.domain import Snapshot
 from eventsourcing.persistence import (IntegrityError, OperationalError, PersistenceError,
@@ -44,7 +44,8 @@ from eventsourcing.persistence import (IntegrityError, OperationalError, Persist
 
 from .. import guards
 from ..collector import paused
-from ..errors import LedgerBusy, StoreError
+from ..errors import DuplicateKey, LedgerBusy, StoreError
+from ..idempotency import recorded_already
 from ..stored import format_timestamp, parse_timestamp
 from . import treestore
 from .canonical import _canonical_text, _quote, _record_pieces, deal_id, new_ids
@@ -78,6 +79,8 @@ class Appended:
     count: int
     head: Head
     records: Sequence[dict[str, Any]]   # a tuple, or ``bulk.Records`` (made when asked)
+    #: a batch recorded already (``ledger.idempotency``): its records, and nothing written
+    already: Sequence[Any] = ()
 
 
 def _operator(user: str | None) -> str:
@@ -178,16 +181,58 @@ class Ledger(Reading):
         for deal in deals:
             self._streams.pop(deal, None)
 
-    def append(self, new_events: Sequence[NewEvent], *, user: str | None = None) -> Appended:
-        """Check and append a batch atomically; ``LedgerError`` names the failing line."""
+    def append(self, new_events: Sequence[NewEvent], *, user: str | None = None,
+               on_progress: Callable[[int], None] | None = None) -> Appended:
+        """Check and append a batch atomically; ``LedgerError`` names the failing line.
+        A batch recorded already (``ledger.idempotency``) writes nothing and is answered
+        with its records (``Appended.already``). ``on_progress(n)``: told of every
+        thousand lines checked."""
         who = _operator(user)
         if not new_events:
             return Appended(0, self.head(), ())
         with self._writer_lock(), paused(len(new_events) >= PAUSE_GC_AT, promote=True), \
                 _reaping():
-            return self._append_retrying(new_events, who)
+            try:
+                return self._append_retrying(new_events, who, advance=on_progress)
+            except DuplicateKey as refusal:
+                # still holding the lock: no other writer can record the batch meanwhile
+                recorded = recorded_already(new_events, refusal, self._keyed_record)
+                return Appended(0, self.head(), (), tuple(recorded))
 
-    def append_lines(self, raw: bytes, *, user: str | None = None) -> Appended:
+    def check(self, new_events: Sequence[NewEvent], *, user: str | None = None) -> Appended:
+        """What ``append`` would do, checked exactly as it checks (against each deal as
+        stored now), written nowhere: the records with the ids, seqs and hashes they would
+        have, or the batch's records if it is recorded already (``append --dry-run``).
+        ``LedgerError`` as ``append`` raises it."""
+        who = _operator(user)
+        if not new_events:
+            return Appended(0, self.head(), ())
+        head = self.head()
+        deals = {n.deal for n in new_events}
+        try:
+            records = self._stage(list(new_events), head, who)[2]
+        except DuplicateKey as refusal:
+            self._forget(deals)
+            return Appended(0, head, (), tuple(recorded_already(new_events, refusal,
+                                                                self._keyed_record)))
+        finally:
+            self._forget(deals)   # the aggregates were folded into: read them again
+        last = records[-1]
+        return Appended(len(records), Head(last["seq"], last["hash"], last["recorded_at"],
+                                           head.version + 1), tuple(records))
+
+    def _keyed_record(self, deal: str, key: str) -> dict[str, Any] | None:
+        """The record of ``deal`` holding idempotency ``key``, if any (its guard state
+        knows the key's event id)."""
+        stream = self._deal(deal)
+        guard = getattr(stream, "guard", None) or {}
+        event_id = (guard.get("keys") or {}).get(key)
+        if event_id is None:
+            return None
+        return next((r for r in self.deal_records(deal) if r.get("id") == event_id), None)
+
+    def append_lines(self, raw: bytes, *, user: str | None = None,
+                     on_progress: Callable[[int], None] | None = None) -> Appended:
         """``append(read_batch(raw))``: a JSON Lines batch parsed, checked and appended,
         all or nothing, the first bad line named. A large batch goes in one pass on two
         processes where it can (``ledger.store.bulk``), and the plain way otherwise, or if the
@@ -201,10 +246,11 @@ class Ledger(Reading):
             who = _operator(user)
             try:
                 with self._writer_lock(), paused(True, promote=True), _reaping():
-                    return self._append_retrying([None] * len(lines), who, taken)
-            except bulk.Unsure:
-                pass
-        return self.append(read_batch(raw), user=user)
+                    return self._append_retrying([None] * len(lines), who, taken,
+                                                 advance=on_progress)
+            except (bulk.Unsure, DuplicateKey):
+                pass   # a batch recorded already is answered the plain way (``append``)
+        return self.append(read_batch(raw), user=user, on_progress=on_progress)
 
     def _writer_lock(self):
         """One writer at a time, so racing writers queue instead of wasting work on
@@ -217,7 +263,8 @@ class Ledger(Reading):
         return FileLock(self.url + ".lock")
 
     def _append_retrying(self, new_events: Sequence[NewEvent | None], who: str,
-                         lines: Any = None) -> Appended:
+                         lines: Any = None, advance: Callable[[int], None] | None = None
+                         ) -> Appended:
         """``lines``: the batch as ``bulk.Lines`` (``new_events`` then all ``None``)."""
         deadline = time.monotonic() + RETRY_SECONDS
         attempt = 0
@@ -229,7 +276,7 @@ class Ledger(Reading):
             tree = treestore.growth(self, head.seq) if self.keeps_tree else None
             leaves: list[bytes] | None = None if tree is None else []
             try:
-                staged = self._stage(list(new_events), head, who, lines, leaves)
+                staged = self._stage(list(new_events), head, who, lines, advance, leaves)
             except BaseException:
                 self._forget(deals)
                 raise
@@ -292,6 +339,7 @@ class Ledger(Reading):
                          "attempts); nothing was written; try again")
 
     def _stage(self, new_events: list[Any], head: Head, who: str, lines: Any = None,
+               advance: Callable[[int], None] | None = None,
                leaves: list[bytes] | None = None
                ) -> tuple[dict[str, DealStream], dict[str, int], Sequence[dict[str, Any]],
                           list[Any], dict[str, str]]:
@@ -329,7 +377,8 @@ class Ledger(Reading):
                      for k, (n, i) in enumerate(zip(new_events, ids), 1)]))
         job = staging.Job(new_events, ids, head.seq, format_timestamp(now), who, _quote(who),
                           now, batch, self._deal, self._forget, _record_pieces,
-                          _canonical_text, deal_id, lines.deals if lines is not None else [])
+                          _canonical_text, deal_id, lines.deals if lines is not None else [],
+                          advance=advance)
 
         def due(deal: str, version: int) -> bool:
             return version // SNAPSHOT_INTERVAL > job.before[deal] // SNAPSHOT_INTERVAL

@@ -37,6 +37,7 @@ from .schedule import periods_through
 from .shelf import SHELF_EVENTS, Shelf, named_selling_holders_end, read_shelf
 from .suspensions import (SUSPENSION_EVENTS, Breach, SuspensionPeriod, breaches,
                           read_suspensions)
+from .suspicious import payment_problems, repeated_notices
 
 
 @dataclass(frozen=True)
@@ -117,8 +118,10 @@ def compute(timeline: Timeline, interpretations: Mapping[str, str]) -> Registrat
                                                  lambda i: timeline.by_id[i].seq)
     segments = rate_segments(defaults, cutoff, terms, readings)
     accrual = Accrual(rate_runs(segments), terms.day_count)
-    pays, p_problems = payments(periods, of(*PAYMENT_EVENTS), accrual, holdings, quest,
-                                cutoff, as_of, readings)
+    paid_events = of(*PAYMENT_EVENTS)
+    pays, p_problems = payments(periods, paid_events, accrual, holdings, quest, cutoff, as_of,
+                                readings)
+    p_problems += payment_problems(pays, paid_events)   # legal, but suspicious (issue 31)
     by_rule = {
         "shelf": tuple(shelf_deadlines(shelf, terms, timeline.opened.id, as_of)),
         "trustee": tuple(trustee_notices(defaults, of(*TRUSTEE_EVENTS), terms, cal, as_of)),
@@ -135,5 +138,6 @@ def compute(timeline: Timeline, interpretations: Mapping[str, str]) -> Registrat
         tuple(defaults), tuple(episodes(defaults, cutoff)), tuple(segments), accrual,
         tuple(pays), tuple(obligations),
         majorities(of(*CONSENT_EVENTS), holdings, holdings.at(as_of), terms),
-        (*holdings.problems, *shelf.problems, *s_problems, *d_problems, *p_problems),
+        (*holdings.problems, *shelf.problems, *s_problems, *d_problems, *p_problems,
+         *repeated_notices(of(*TRUSTEE_EVENTS, "HoldersAdvised"))),
         by_rule, tuple(of(*NOTICE_EVENTS)), cal)

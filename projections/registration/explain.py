@@ -89,9 +89,12 @@ def _payment(c: Context) -> Mapping[str, Any]:
 
 
 def _segments_in(c: Context, start: str, end: str) -> list[dict]:
+    """The rate segments of an interest period, each with the Registration Defaults that
+    made it accrue: their kind, default date, clause and events (issue 31, item 9: an
+    amount's explanation cited §3(a) and the rate, never the default that caused it)."""
     ai = c.report["additional_interest"]
     return [c.from_basis(s["basis"], f"rate {s['rate']}% from {s['start']} to {s['last_day']}",
-                         topic="rate")
+                         topic="rate", parts=_defaults_of(c, s["defaults"]))
             for s in ai.get("rate_segments", []) if s["start"] < end and s["end"] > start]
 
 

@@ -15,7 +15,8 @@ from .rra_time import day_of, money
 def live_events(events: Iterable[Mapping[str, Any]], deal: str,
                 known_at: datetime | None) -> list[Mapping[str, Any]]:
     """The deal's events known at ``known_at`` and not retracted by a retraction itself
-    live (SPEC §3.1 EventRetracted), in (date, seq) order (SPEC §1)."""
+    live (SPEC §3.1 EventRetracted; a retraction withdrawn by a live EventReinstated is
+    not live: issue 31), in (date, seq) order (SPEC §1)."""
     def stamp(e):
         t = e["recorded_at"]
         return t if isinstance(t, datetime) else datetime.fromisoformat(
@@ -26,13 +27,16 @@ def live_events(events: Iterable[Mapping[str, Any]], deal: str,
     for e in mine:
         if e["type"] == "EventRetracted":
             retractions.setdefault(e["data"]["event_id"], []).append(e["id"])
+        elif e["type"] == "EventReinstated":   # it takes the retraction out
+            retractions.setdefault(e["data"]["retraction_id"], []).append(e["id"])
     memo: dict[str, bool] = {}
 
     def alive(event_id: str) -> bool:
         if event_id not in memo:
             memo[event_id] = not any(alive(r) for r in retractions.get(event_id, ()))
         return memo[event_id]
-    out = [e for e in mine if e["type"] != "EventRetracted" and alive(e["id"])]
+    out = [e for e in mine if e["type"] not in ("EventRetracted", "EventReinstated")
+           and alive(e["id"])]
     return sorted(out, key=lambda e: (day_of(e["date"]), e["seq"]))
 
 
