@@ -112,7 +112,9 @@ def verify(expect: str | None, rules: bool, checkpoints: tuple[str, ...], since:
                     checked = check_checkpoints(ledger, checkpoints, read_verifiers(pubkeys),
                                                 on_progress=advance)
                     verdict = checked.chain
-                    (extra if checked.ok else failed).extend(checked.lines + checked.forked)
+                    for extended, line in checked.lines:
+                        (extra if extended else failed).append(line)
+                    failed.extend(checked.forked)
                 else:
                     verdict = verify_chain(ledger, expect, on_progress=advance, rules=rules)
             # what reports read beside the store: each deal's cache file

@@ -38,8 +38,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "checkpoint": ("Verify, then sign the log's size and Merkle root.",
                    "deal-ledger checkpoint --key ledger.key --out today.checkpoint"),
     "statement": ("A Holder's own figures, proved, for it alone to check.",
-                  f"deal-ledger statement {RRA} --holder 'Lehman Brothers Inc.' \\\n"
-                  "      --key ledger.key --out lehman --as-of 2006-12-31"),
+                  f"deal-ledger statement {RRA} \\\n"
+                  "      --holder 'Lehman Brothers Inc.' --key ledger.key --out lehman"),
     "restatements": ("Figures that changed between two states, and why.",
                      f"deal-ledger restatements {RRA} --from pack-2006 --json"),
     "views": ("Materialise the log and schedules as SQLite tables.",

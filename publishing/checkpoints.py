@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from ledger import notes, proofs
-from ledger.errors import StoreError, UsageError
+from ledger.errors import StoreError, Unproved, UsageError
 from ledger.store.verdict import Verdict
 
 from .outputs import replace_whole
@@ -111,11 +111,12 @@ def read_note(path: str, field: str) -> bytes:
 
 def open_checkpoint(path: str, keys: Sequence[notes.VerifierKey],
                     field: str = "--checkpoint") -> notes.SignedCheckpoint:
-    """The checkpoint in ``path``, its signature checked; a ``UsageError`` naming it."""
+    """The checkpoint in ``path``, its signature checked; ``Unproved`` naming it if it
+    does not read as one, or is not signed by one of ``keys``."""
     try:
         return notes.open_checkpoint(read_note(path, field), keys)
     except notes.NoteError as err:
-        raise UsageError(f"{path}: {err}", field=field) from None
+        raise Unproved(f"{path}: {err}", field=field) from None
 
 
 # --------------------------------------------------------------------- checkpoints
@@ -160,7 +161,7 @@ class Checked:
     whether every checkpoint is extended (``ok``)."""
 
     chain: Verdict
-    lines: list[str] = field(default_factory=list)
+    lines: list[tuple[bool, str]] = field(default_factory=list)   # (extended, what)
     ok: bool = True
     forked: list[str] = field(default_factory=list)
 
@@ -184,7 +185,7 @@ def check_checkpoints(ledger: Any, paths: Sequence[str], keys: Sequence[notes.Ve
             tiles = None
         for path, s in signed:
             line, ok = _extends(path, s, verdict, tiles)
-            out.lines.append(line)
+            out.lines.append((ok, line))
             out.ok = out.ok and ok
         out.forked = _forks(signed, verdict, tiles)
     out.ok = out.ok and verdict.ok and not out.forked

@@ -81,7 +81,7 @@ class Growth:
 
     def __init__(self, size: int, edge: dict[int, bytes]):
         self.size = size
-        self.edge = edge
+        self.edge = dict(edge)   # its own: it grows as leaves are added
 
     def add(self, leaves: Sequence[bytes]) -> list[tuple[int, int, bytes]]:
         """Add ``leaves`` (32-byte hashes, in order); the rows of every tile they

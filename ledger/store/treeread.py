@@ -129,7 +129,7 @@ def _store(ledger: Ledger, size: int, create: bool,
 def _in_memory(ledger: Ledger, size: int, edge: dict[int, bytes]) -> int:
     """The rest of the tree built in memory, for this process (a store that cannot be
     written): its tiles laid over the stored ones by ``tiles``."""
-    growth = merkle.Growth(size, dict(edge))
+    growth = merkle.Growth(size, edge)
     built: dict[tuple[int, int], bytes] = {}
     for level, idx, data in growth.add(_leaves(ledger, size, None)):
         built[(level, idx)] = data
