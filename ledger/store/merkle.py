@@ -79,6 +79,8 @@ class Growth:
     from the tree's size and its right edge (``edge``: level -> the bytes of its partial
     tile, as stored), one ``(level, idx, hashes)`` row per tile changed."""
 
+    create = False   # the store has no table yet: the first batch makes it (``treestore``)
+
     def __init__(self, size: int, edge: dict[int, bytes]):
         self.size = size
         self.edge = dict(edge)   # its own: it grows as leaves are added

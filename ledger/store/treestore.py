@@ -64,8 +64,8 @@ def _state(ledger: Ledger, cursor: Any) -> tuple[int, dict[int, bytes]] | None:
 
 def growth(ledger: Ledger, head_seq: int) -> merkle.Growth | None:
     """The tree an append of the batch after ``head_seq`` extends, or ``None`` if the
-    store's tree is not as long as the log (module doc). A new ledger's table is made
-    here, before its first batch."""
+    store's tree is not as long as the log (module doc). A new ledger's table is made by
+    its first batch's transaction (``insert``): ``Growth.create`` says so."""
     try:
         with _cursor(ledger, commit=False) as cursor:
             state = _state(ledger, cursor)
@@ -74,24 +74,25 @@ def growth(ledger: Ledger, head_seq: int) -> merkle.Growth | None:
     if state is None:
         if head_seq != 0:
             return None
-        try:
-            with _cursor(ledger, commit=True) as cursor:
-                cursor.execute(merkle.create_statement(ledger.is_postgres, _schema(ledger)))
-        except PersistenceError:
-            return None
-        state = (0, {})
+        made = merkle.Growth(0, {})
+        made.create = True
+        return made
     size, edge = state
     return merkle.Growth(size, edge) if size == head_seq else None
 
 
-def insert(ledger: Ledger, stored: Sequence[Any], rows: Sequence[tuple[int, int, bytes]]
-           ) -> None:
+def insert(ledger: Ledger, stored: Sequence[Any], rows: Sequence[tuple[int, int, bytes]],
+           create: bool = False) -> None:
     """Write the batch's ``stored`` events and the tree's ``rows`` in one transaction, with
-    the library's statements; its errors as the library raises them."""
+    the library's statements (and, ``create``, the tree's table first); its errors as the
+    library raises them."""
     recorder = ledger.app.recorder
     upsert = merkle.upsert_statement(ledger.is_postgres, _schema(ledger))
+    table_sql = merkle.create_statement(ledger.is_postgres, _schema(ledger))
     if not ledger.is_postgres:
         with recorder.datastore.transaction(commit=True) as cursor:
+            if create:
+                cursor.execute(table_sql)
             recorder._insert_events(cursor, stored)
             cursor.executemany(upsert, rows)
         return
@@ -100,6 +101,8 @@ def insert(ledger: Ledger, stored: Sequence[Any], rows: Sequence[tuple[int, int,
         topic=e.topic, state=e.state) for e in stored]
     with recorder.datastore.get_connection() as conn, conn.transaction():
         with conn.cursor() as cursor:
+            if create:
+                cursor.execute(table_sql)
             cursor.execute(recorder.sql_invoke_pg_function_insert_events, (events,),
                            prepare=True)
             cursor.fetchall()

@@ -301,7 +301,7 @@ class Ledger(Reading):
                     if tiles is None:
                         self.app.recorder.insert_events(stored)
                     else:
-                        treestore.insert(self, stored, tiles)
+                        treestore.insert(self, stored, tiles, tree.create)  # type: ignore
             except (IntegrityError, OperationalError) as err:
                 self._forget(deals)
                 if is_read_only(err):
