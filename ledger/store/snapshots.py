@@ -7,6 +7,7 @@ the state it holds must be the state the deal's events fold to."""
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Any
 
 from .. import guards
@@ -40,9 +41,11 @@ def snapshot_problem(ledger: Any, view: Any, stream: Any, version: int,
     if not rows:
         return "is gone (it was removed)"
     raw = blob(rows[0]["state"])
-    mapper = ledger.app.snapshots.mapper
     try:
-        doc = state_of(mapper, raw)["state"]
+        # plain JSON read with the C decoder alone: the library's transcoder calls a
+        # Python hook on each of the state's objects (a deal of 1,000 events: 20,000)
+        doc = (json.loads(raw) if ledger.plain_json
+               else state_of(ledger.app.snapshots.mapper, raw))["state"]
     except Exception:
         return "cannot be decoded (it was altered)"
     if not isinstance(doc, dict) or "seal" not in doc:
@@ -67,9 +70,12 @@ def _sealed(raw: bytes, doc: dict[str, Any], version: int, plain: bool) -> bool:
         start, at = raw.find(b'"guard":'), raw.rfind(b',"at":')
         end = raw.rfind(b',"seal":"')
         if 0 <= start < at < end:
-            text = (b'{"at":' + raw[at + 6:end] + b',"guard":' + raw[start + 8:at]
-                    + b',"version":' + str(version).encode() + b"}")
-            if _sha256(text).hexdigest() == doc["seal"]:
+            view = memoryview(raw)   # the parts hashed where they lie, not copied
+            h = _sha256(b'{"at":')
+            for part in (view[at + 6:end], b',"guard":', view[start + 8:at],
+                         b',"version":' + str(version).encode() + b"}"):
+                h.update(part)
+            if h.hexdigest() == doc["seal"]:
                 return True
     try:
         return doc["seal"] == seal(doc["guard"], doc["at"], version)
