@@ -59,6 +59,8 @@ from ledger.errors import LedgerBusy, LedgerError, StoreError, UsageError
 from ledger.store.chainhead import GENESIS
 from ledger.store.canonical import record_hash
 
+from .faults import Fault, FileVerdict
+
 FORMAT = "deal-ledger auditor pack 1"
 MANIFEST = "manifest.json"
 _SELF = "manifest_sha256"
@@ -377,25 +379,8 @@ def remove_stale_temporaries(parent: str, now: float | None = None) -> list[str]
 # -------------------------------------------------------------------------- verifying
 
 
-@dataclass(frozen=True)
-class PackVerdict:
-    """The outcome of ``verify_pack``: ``line()`` names the file at fault, or sums up."""
-
-    ok: bool
-    reason: str
-    file: str | None = None
-
-    def line(self) -> str:
-        if self.ok:
-            return f"ok: {self.reason}"
-        return f"{self.file}: {self.reason}" if self.file else self.reason
-
-
-class _Bad(Exception):
-    def __init__(self, file: str, reason: str):
-        super().__init__(reason)
-        self.file = file
-        self.reason = reason
+PackVerdict = FileVerdict   # ``verify_pack``'s outcome (``publishing.faults``)
+_Bad = Fault
 
 
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")

@@ -41,6 +41,8 @@ from typing import Any, Mapping, Sequence
 from ledger import notes, proofs
 from ledger.errors import StoreError, UsageError
 
+from .faults import Fault, FileVerdict
+
 FORMAT = "deal-ledger holder statement 1"
 FILES = ("statement.json", "events.jsonl", "checkpoint", "proofs.json", "index.html")
 MANIFEST, SIGNATURE = "manifest.json", "manifest.sig"
@@ -209,32 +211,14 @@ def make(ledger: Any, deal: str, holder: str, out: str, *, as_of: date,
 # ------------------------------------------------------------------------ checking
 
 
-@dataclass(frozen=True)
-class Checked:
-    ok: bool
-    reason: str
-    file: str | None = None
-
-    def line(self) -> str:
-        if self.ok:
-            return f"ok: {self.reason}"
-        return f"{self.file}: {self.reason}" if self.file else self.reason
-
-
-class _Bad(Exception):
-    def __init__(self, file: str, reason: str):
-        super().__init__(reason)
-        self.file, self.reason = file, reason
-
-
-def verify_statement(path: str, keys: Sequence[notes.VerifierKey]) -> Checked:
+def verify_statement(path: str, keys: Sequence[notes.VerifierKey]) -> FileVerdict:
     """Check a statement offline (module doc): the first fault named by its file."""
     if not os.path.isdir(path):
         raise UsageError(f"no statement directory at {path}", field="--statement")
     try:
         return _verify(path, keys)
-    except _Bad as bad:
-        return Checked(False, bad.reason, bad.file)
+    except Fault as bad:
+        return FileVerdict(False, bad.reason, bad.file)
 
 
 def _read(path: str, name: str) -> bytes:
@@ -242,19 +226,19 @@ def _read(path: str, name: str) -> bytes:
     try:
         info = os.lstat(full)
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE:
-            raise _Bad(name, "is not a regular file of a statement")
+            raise Fault(name, "is not a regular file of a statement")
         with open(full, "rb") as fh:
             return fh.read()
     except FileNotFoundError:
-        raise _Bad(name, "is missing") from None
+        raise Fault(name, "is missing") from None
     except OSError as err:
-        raise _Bad(name, f"cannot be read: {err.strerror}") from None
+        raise Fault(name, f"cannot be read: {err.strerror}") from None
 
 
-def _verify(path: str, keys: Sequence[notes.VerifierKey]) -> Checked:
+def _verify(path: str, keys: Sequence[notes.VerifierKey]) -> FileVerdict:
     present = set(os.listdir(path))
     for name in sorted(present - {*FILES, MANIFEST, SIGNATURE}):
-        raise _Bad(name, "is not a file of a statement (a file was added)")
+        raise Fault(name, "is not a file of a statement (a file was added)")
     manifest_bytes = _read(path, MANIFEST)
     try:
         manifest = json.loads(manifest_bytes)
@@ -262,24 +246,24 @@ def _verify(path: str, keys: Sequence[notes.VerifierKey]) -> Checked:
         if manifest["format"] != FORMAT or sorted(listed) != sorted(FILES):
             raise ValueError
     except (ValueError, KeyError, TypeError):
-        raise _Bad(MANIFEST, f"is not a {FORMAT!r} manifest") from None
+        raise Fault(MANIFEST, f"is not a {FORMAT!r} manifest") from None
     try:
         signed = notes.open_note(_read(path, SIGNATURE), keys)
     except notes.NoteError as err:
-        raise _Bad(SIGNATURE, str(err)) from None
+        raise Fault(SIGNATURE, str(err)) from None
     if signed.text != _signed_text(deal, holder, manifest_bytes):
-        raise _Bad(SIGNATURE, "signs another manifest, deal or Holder (a file was changed)")
+        raise Fault(SIGNATURE, "signs another manifest, deal or Holder (a file was changed)")
     contents = {}
     for name in FILES:
         data = _read(path, name)
         if hashlib.sha256(data).hexdigest() != listed[name]:
-            raise _Bad(name, "does not match its SHA-256 in the manifest (the file was "
+            raise Fault(name, "does not match its SHA-256 in the manifest (the file was "
                              "changed)")
         contents[name] = data
     try:
         checkpoint = notes.open_checkpoint(contents["checkpoint"], keys)
     except notes.NoteError as err:
-        raise _Bad("checkpoint", str(err)) from None
+        raise Fault("checkpoint", str(err)) from None
     records = _events(contents["events.jsonl"], deal)
     _proofs(contents["proofs.json"], records, checkpoint.checkpoint)
     try:
@@ -289,24 +273,24 @@ def _verify(path: str, keys: Sequence[notes.VerifierKey]) -> Checked:
                         interpretations=held["interpretations"],
                         left_out=held["events_left_out"], checkpoint=checkpoint.checkpoint)
     except (ValueError, KeyError, TypeError, ArithmeticError) as err:
-        raise _Bad("statement.json", f"cannot be made again from events.jsonl: {err}") \
+        raise Fault("statement.json", f"cannot be made again from events.jsonl: {err}") \
             from None
     if held["figures"] != fresh["figures"]:
         wrong = next(p for p in {*held["figures"], *fresh["figures"]}
                      if held["figures"].get(p) != fresh["figures"].get(p))
-        raise _Bad("statement.json", f"its figure {wrong} is {held['figures'].get(wrong)} "
+        raise Fault("statement.json", f"its figure {wrong} is {held['figures'].get(wrong)} "
                                      f"but the statement's events give "
                                      f"{fresh['figures'].get(wrong)} (an event it rests on "
                                      "is missing or was changed)")
     if held != fresh:
-        raise _Bad("statement.json", "differs from the statement made again from its "
+        raise Fault("statement.json", "differs from the statement made again from its "
                                      "events (beyond its figures)")
     from .statement_html import render
 
     if render(fresh, records).encode("utf-8") != contents["index.html"]:
-        raise _Bad("index.html", "differs from the page made again from the statement")
+        raise Fault("index.html", "differs from the page made again from the statement")
     cp = checkpoint.checkpoint
-    return Checked(True, (
+    return FileVerdict(True, (
         f"statement of {holder} in {deal} as of {held['as_of']}: signed by "
         f"{signed.signatures[0].name}; {len(records)} events unaltered, each proved in the "
         f"checkpoint of size {cp.size} ({checkpoint.key.name}); {len(fresh['figures'])} "
@@ -318,24 +302,24 @@ def _events(data: bytes, deal: str) -> list[dict[str, Any]]:
     try:
         lines = data.decode("utf-8").splitlines()
     except UnicodeDecodeError:
-        raise _Bad("events.jsonl", "is not UTF-8 text") from None
+        raise Fault("events.jsonl", "is not UTF-8 text") from None
     for number, text in enumerate(lines, 1):
         try:
             record = json.loads(text)
             seq = record["seq"]
         except (ValueError, KeyError, TypeError):
-            raise _Bad("events.jsonl", f"line {number} is not a stored event") from None
+            raise Fault("events.jsonl", f"line {number} is not a stored event") from None
         if not isinstance(seq, int) or seq <= last:
-            raise _Bad("events.jsonl", f"line {number}: seq {seq} is out of order")
+            raise Fault("events.jsonl", f"line {number}: seq {seq} is out of order")
         if record.get("deal") != deal:
-            raise _Bad("events.jsonl", f"line {number} is not an event of {deal}")
+            raise Fault("events.jsonl", f"line {number} is not an event of {deal}")
         if proofs.event_hash(record) != record.get("hash"):
-            raise _Bad("events.jsonl", f"line {number} (seq {seq}): the hash does not match "
+            raise Fault("events.jsonl", f"line {number} (seq {seq}): the hash does not match "
                                        "the event's content (the event was altered)")
         records.append(record)
         last = seq
     if not records:
-        raise _Bad("events.jsonl", "holds no events")
+        raise Fault("events.jsonl", "holds no events")
     return records
 
 
@@ -346,12 +330,12 @@ def _proofs(data: bytes, records: Sequence[Mapping[str, Any]],
         paths = [(e["seq"], [base64.b64decode(p, validate=True) for p in e["proof"]])
                  for e in entries]
     except (ValueError, KeyError, TypeError):
-        raise _Bad("proofs.json", "is not a list of inclusion proofs") from None
+        raise Fault("proofs.json", "is not a list of inclusion proofs") from None
     if [s for s, _ in paths] != [r["seq"] for r in records]:
-        raise _Bad("proofs.json", "does not prove the events of events.jsonl, one each")
+        raise Fault("proofs.json", "does not prove the events of events.jsonl, one each")
     for record, (seq, path) in zip(records, paths):
         why = proofs.verify_inclusion(seq - 1, checkpoint.size, proofs.event_leaf(record),
                                       path, checkpoint.root)
         if why is not None:
-            raise _Bad("proofs.json", f"seq {seq}: the event is not in the checkpoint's "
+            raise Fault("proofs.json", f"seq {seq}: the event is not in the checkpoint's "
                                       f"tree ({why})")

@@ -25,10 +25,10 @@ from __future__ import annotations
 import json
 import os
 
-import pytest
 
 from ledger import proofs
 from tests.cli_support import ok, refused, run
+from tests.test_statements import demo  # noqa: F401 (a fixture)
 
 RRA = "infocrossing-rra-2004"
 BEFORE = "2005-07-01"
@@ -55,15 +55,6 @@ APPEARED = {
     "obligations[obligation=notify the Trustee of Registration Default (iii) (default date "
     "2005-06-08)]",
 }
-
-
-@pytest.fixture
-def demo(store_url, tmp_path):
-    ok(run("demo", "--db", store_url))
-    key = str(tmp_path / "log.key")
-    ok(run("keygen", "--name", "ledger.example.com/demo", "--out", key,
-           "--db", str(tmp_path / "n.db")))
-    return store_url, key, key + ".pub"
 
 
 def _restated(result) -> dict:

@@ -146,7 +146,6 @@ def _resigned(out: str, key: str, records: list, *, checkpoint: bytes | None = N
     entries = {e["seq"]: [base64.b64decode(p) for p in e["proof"]]
                for e in json.loads(files["proofs.json"])["events"]}
     note = (checkpoint or files["checkpoint"]).decode()
-    cp = notes.read_checkpoint(note.split("\n\n")[0] + "\n")
     return statements.files_of(records, held, note,
                                paths or [entries[r["seq"]] for r in records], signer)
 

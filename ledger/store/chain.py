@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Any, Callable
+from typing import Callable
 
 from ..collector import paused
 from ..errors import LedgerError, UsageError
@@ -163,7 +163,7 @@ def verify(ledger: Ledger, expect: str | None = None,
         verdict = walk.verdict()
     if tree_size is None or tree_size < verdict.count:
         try:
-            treeread.catch_up(ledger)
+            treeread.catch_up(ledger, in_memory=False)
         except LedgerError:
             pass   # the tree is built on its first use instead
     return verdict

@@ -62,8 +62,10 @@ def tiles(view: StableView, size: int | None = None) -> merkle.Tiles:
 # ---------------------------------------------------------------------- catching up
 
 
-def catch_up(ledger: Ledger) -> int:
-    """Bring the store's tree up to the log (module doc); the tree's size after."""
+def catch_up(ledger: Ledger, *, in_memory: bool = True) -> int:
+    """Bring the store's tree up to the log (module doc); the tree's size after. Where
+    the store cannot be written, the rest is built in memory for this process, unless
+    not ``in_memory`` (``verify``, which has checked the events and needs no tree)."""
     while True:
         with ledger._writer_lock():
             try:
@@ -82,7 +84,7 @@ def catch_up(ledger: Ledger) -> int:
         leaves = _leaves(ledger, size, count)
         rows = merkle.Growth(size, edge).add(leaves)
         if not _store(ledger, size, state is None, rows):
-            return _in_memory(ledger, size, edge)
+            return _in_memory(ledger, size, edge) if in_memory else size
 
 
 def _leaves(ledger: Ledger, after: int, count: int | None) -> list[bytes]:
