@@ -180,8 +180,8 @@ def _csv_row():
 def obligations(deal: str, as_json: bool, as_csv: bool, db: str, as_of: str | None,
                 known_at: str | None, interpret: tuple[str, ...]) -> None:
     """Every obligation of DEAL with its state as of a date (upcoming, due, fulfilled,
-    violated, cured, excused, discharged), by due day: since when, by what, and what a
-    violation triggered. The report's `obligations`; `agenda` looks across deals."""
+    violated, cured, excused, discharged, unknown), by due day: since when, by what, and
+    what a violation triggered. The report's `obligations`; `agenda` looks across deals."""
     from publishing.pack_obligations import csv_columns, obligation_rows
 
     from .common import load_report

@@ -103,6 +103,8 @@ def show_page(page: dict) -> None:
         for value, meaning in i["readings"].items():
             default = " (the default)" if value == i["default"] else ""
             hanging(out, "        ", f"{value}{default}: {meaning}")
+        for value, example in i.get("examples", {}).items():
+            hanging(out, "        ", f"for example, {value}: {example}")
     if "figures" in page:
         out.print(f"\n[bold]Figures of {escape(str(page['deal']))} as of {page['as_of']} that "
                   f"rely on it[/bold] ({len(page['figures'])}):")

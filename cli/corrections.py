@@ -18,24 +18,25 @@ REFERENCE = ("EVENT_ID is seq:N (its place in the log) or 6 or more characters o
 
 
 @cli.command()
-@click.argument("event_id")
+@click.argument("event_ids", metavar="EVENT_ID...", nargs=-1, required=True)
 @click.option("--reason", required=True, help=REASON_HELP)
 @click.option("--date", "day", default=None, help="Date of the correction (default: the target's date).")
 @YES_OPTION
 @db_option
 @user_option
 @guarded
-def retract(event_id: str, reason: str, day: str | None, yes: bool, db: str,
+def retract(event_ids: tuple[str, ...], reason: str, day: str | None, yes: bool, db: str,
             user: str | None) -> None:
     """Retract EVENT_ID: append EventRetracted; the event stays in the log, marked, and
     no longer counts. EVENT_ID is seq:N or 6 or more characters of its id (`log` shows
-    8). Undo with `deal-ledger reinstate`."""
+    8). Several are retracted in one batch, judged as a whole (a Suspension Period's
+    start and its end together). Undo with `deal-ledger reinstate`."""
     from ledger.operations import retraction_of, target
 
     with open_ledger(db) as ledger:
-        record = target(ledger, event_id)
-        new = retraction_of(record, reason, day)
-        write_reviewed(ledger, [new], [described("retracts", record)], user, yes)
+        records = [target(ledger, event_id) for event_id in event_ids]
+        new = [retraction_of(record, reason, day) for record in records]
+        write_reviewed(ledger, new, [described("retracts", r) for r in records], user, yes)
 
 
 @cli.command()

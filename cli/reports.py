@@ -31,7 +31,8 @@ def interpretations(as_json: bool, as_csv: bool) -> None:
     if as_json:
         click.echo(json.dumps({n: {"default": i.default, "alternatives": list(i.alternatives),
                                    "clause": i.clause, "question": i.question,
-                                   "readings": dict(i.readings)}
+                                   "readings": dict(i.readings),
+                                   **({"examples": dict(i.examples)} if i.examples else {})}
                                for n, i in REGISTRY.items()}, indent=2))
         return
     from rich.table import Table
@@ -46,6 +47,22 @@ def interpretations(as_json: bool, as_csv: bool) -> None:
     for i in REGISTRY.values():
         table.add_row(i.name, i.default, ", ".join(i.alternatives), i.clause, i.question)
     out.print(table)
+    click.echo(worked_examples(REGISTRY.values(), out.width))
+
+
+def worked_examples(interpretations, width: int) -> str:
+    """The worked example of each reading that has one: one history, what each value
+    makes of it (``Interpretation.examples``), wrapped between words."""
+    import textwrap
+
+    lines = ["Worked examples (one history, each reading):"]
+    for i in interpretations:
+        for value in (i.default, *i.alternatives):
+            if value in i.examples:
+                lines += textwrap.wrap(f"{i.name}={value}: {i.examples[value]}", width,
+                                       initial_indent="  ", subsequent_indent="    ",
+                                       break_long_words=False, break_on_hyphens=False)
+    return "\n".join(lines) if len(lines) > 1 else ""
 
 
 # Below this many columns the table folded the names a user types (`last_complian` /
@@ -72,6 +89,8 @@ def interpretation_blocks(interpretations, width: int) -> str:
             tag = " (the default)" if value == i.default else ""
             lines.append(wrap(f"{i.name}={value}{tag}" + (f": {meaning}" if meaning else ""),
                               "  "))
+            if value in i.examples:
+                lines.append(wrap(f"for example: {i.examples[value]}", "    "))
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
 

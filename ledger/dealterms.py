@@ -94,11 +94,13 @@ class RegistrationTerms:
     trustee_notice_business_days: int = 2
     advise_holders_business_days: int = 5
     mail_notice_business_days: int = 5
+    maximum_principal: Decimal | None = None
 
 
 _REGISTRATION = {
     "closing_date": _day, "first_interest_payment_date": _day, "maturity": _day,
     "conversion_price": Decimal, "amendment_min_principal": Decimal,
+    "maximum_principal": Decimal,
     "suspension_limits": lambda v: _read(SuspensionLimits, v, {}),
     "rates": lambda v: _read(Rates, v, _RATES),
     "interest_payment_dates": list, "record_dates": list,

@@ -24,10 +24,11 @@ from __future__ import annotations
 from bisect import bisect_right
 from datetime import date
 from decimal import Decimal
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
-from .dayorder import LETTER_DAY_ORDER
+from .dayorder import RANKS
 from .errors import DuplicateKey, RuleViolation
+from .resales import QUESTIONNAIRE_TYPES, check_sales, trs_days
 from .stored import kind_of_type
 
 Entry = list  # [date, seq, id, op, value]; op is the event type where its rank matters
@@ -36,16 +37,27 @@ CLAUSE_TRS = "RRA §1 Transfer Restricted Securities"
 CLAUSE_SUSPENSION = "RRA §4(b)(i), §4(c)"
 
 
-FORMAT = 3  # the layout of the guard state; a snapshot of layout 2 is read (``upgrade``)
+FORMAT = 4  # the layout of the guard state
 # 2: the "positions" timeline (Transfer Restricted Securities, for RRA §2(a)(iii)(y),(z))
 #    and "pending" timelines (a same-day entry that a later line of its batch cures)
 # 3: "ids" maps an event's id to its type alone, or for a NoticeSent with a method to
-#    [type, method] (it was [type, date, timelines touched, method]: the date was never
-#    read, the timelines are those whose entries name the id, ``_touched``): the snapshot
-#    text is a sixth smaller and takes half the time to encode (benchmarks/FINDINGS.md)
-READABLE = (2, FORMAT)  # the layouts a stored guard state may have and still be used
+#    [type, method] (it was [type, date, timelines touched, method]: the timelines are
+#    those whose entries name the id, ``_touched``): the snapshot text is a sixth smaller
+#    and takes half the time to encode (benchmarks/FINDINGS.md)
+# 4: what the refusals of issue 30 read: a telex or fax NoticeSent's date in "ids"
+#    ([type, method, date]: an acknowledgment is not before it, RRA §10(E)); the
+#    "questionnaires" timeline (RRA §4(d)); the "positions" timeline's end is the
+#    principal issued, in cents, and "terms" keeps ``maximum_principal`` (RRA preamble);
+#    a ShelfUnusable entry carries its reason. Layouts 2 and 3 lack them and cannot be
+#    brought up to date from the state alone: their snapshots are not read, and the
+#    store rebuilds the state from the deal's events (``ledger.store._sound``)
+READABLE = (FORMAT,)  # the layouts a stored guard state may have and still be used
 
 POSITION_TYPES = ("NotesIssued", "NotesTransferred", "NotesConverted", "NotesRetired")
+SHELF_TYPES = ("ShelfFiled", "ShelfEffective", "ShelfUnusable", "ShelfUsable",
+               "SuspensionStarted", "SuspensionExtended", "SuspensionEnded")
+#: a NoticeSent of these methods may be acknowledged (RRA §10(E)): "ids" keeps its date
+ACKNOWLEDGED = ("telex", "fax")
 
 
 def new_state() -> dict[str, Any]:
@@ -54,13 +66,9 @@ def new_state() -> dict[str, Any]:
 
 
 def upgrade(state: dict[str, Any]) -> dict[str, Any]:
-    """A guard state of an older layout (``READABLE``) as ``fold`` would have made it in
-    this one (in place; also returns it): layout 2's ``ids`` entries ``[type, date,
-    touched, method]`` become the type, or ``[type, method]`` where there is a method."""
-    if state.get("format") == 2:
-        state["ids"] = {eid: v[0] if v[3] is None else [v[0], v[3]]
-                        for eid, v in state["ids"].items()}
-        state["format"] = FORMAT
+    """A guard state of a readable layout (``READABLE``) as ``fold`` would have made it
+    in this one (in place; also returns it). Only this layout is readable (layout 4
+    holds facts the older ones never kept), so there is nothing to change."""
     return state
 
 
@@ -108,9 +116,13 @@ def effects(state: dict[str, Any], record: dict[str, Any]) -> list[tuple[str, En
         cents = _cents(data["principal"])
         return [(f"notes:{data['holder']}", entry("-", -cents)),
                 ("positions", entry(t, [data["holder"], cents, int(data.get("shares", 0))]))]
-    if t in ("ShelfFiled", "ShelfEffective", "ShelfUnusable", "ShelfUsable",
-             "SuspensionStarted", "SuspensionExtended", "SuspensionEnded"):
-        return [("shelf", entry(t, data.get("material_transaction")))]
+    if t in SHELF_TYPES:
+        return [("shelf", entry(t, data.get("reason") if t == "ShelfUnusable"
+                                else data.get("material_transaction")))]
+    if t in QUESTIONNAIRE_TYPES:
+        return [("questionnaires", entry(t, data["holders"] if t == "QuestionnaireRequested"
+                                         else data["holder"] if t == "QuestionnaireDelivered"
+                                         else list(data["holders_added"])))]
     if t == "CamdenWarrantsIssued":
         return [(f"camden:{data['holder']}", entry(t, data["warrants"]))]
     if t in ("CamdenWarrantsVested", "CamdenWarrantsCancelled"):
@@ -130,7 +142,7 @@ def effects(state: dict[str, Any], record: dict[str, Any]) -> list[tuple[str, En
 
 
 def _initial(name: str) -> Any:
-    if name.startswith(("notes:", "camden:")) or name == "positions":
+    if name.startswith(("notes:", "camden:")) or name in ("positions", "questionnaires"):
         return 0
     if name == "shelf":
         return {"filed": None, "effective": None, "unusable": False, "suspended": False}
@@ -156,7 +168,9 @@ def _step(name: str, summary: Any, e: Entry, state: dict[str, Any]) -> Any:
         return after
     if name == "shelf":
         return _step_shelf(summary, e, state)
-    if name == "positions":   # checked across timelines by _check_period_end
+    if name == "positions":   # the principal issued; the rest is checked across timelines
+        return summary + value[1] if op == "NotesIssued" else summary
+    if name == "questionnaires":   # read by ``resales``
         return summary
     return _step_instrument(name[11:], summary, e)
 
@@ -247,14 +261,16 @@ def _live(state: dict[str, Any], entries: list[Entry]) -> list[Entry]:
 
 
 def _key(e: Entry) -> tuple[str, int, int]:
-    """The projections' order (``ledger.dayorder``). A timeline never holds both a vesting
-    and an exercise, so the reading ``same_day_vesting_and_exercise`` cannot change what
-    it accepts; the default stands for both. (``in_effect_key`` under the default reading,
-    inlined: it runs for every entry of every event appended or replayed.)"""
+    """The projections' order (``ledger.dayorder``) under the default readings. A
+    timeline never holds both a vesting and an exercise or an adjustment, so neither
+    ``same_day_vesting_and_exercise`` nor ``same_day_adjustment`` can change what it
+    accepts; an adjustment and an exercise of one day are walked as they were recorded.
+    (``in_effect_key``, inlined: it runs for every entry of every event appended or
+    replayed.)"""
     return (e[0], _DAY_RANK(e[3], 0), e[1])
 
 
-_DAY_RANK = LETTER_DAY_ORDER.get
+_DAY_RANK = RANKS.get
 
 
 def _walk(name: str, entries: list[Entry], state: dict[str, Any],
@@ -306,42 +322,15 @@ def _trs_gone_on(positions: list[Entry], effective: str) -> str | None:
     Note is a Transfer Restricted Security (all sold under the shelf, converted or
     retired) and no Conversion Share has been issued (Conversion Shares stay TRS and no
     event records their sale): the day the Effectiveness Period has ended. Lots are
-    taken as the engine takes them, TRS first (``projections.registration.holdings``)."""
-    trs: dict[str, int] = {}
-    other: dict[str, int] = {}
-    total = shares = 0
-    seen = False
-    entries = sorted(positions, key=lambda e: (e[0], e[1]))
-    for i, (day, _seq, _id, op, v) in enumerate(entries):
-        if day > effective and seen and total == 0 and shares == 0:
+    taken as the engine takes them, TRS first (``resales.trs_days``)."""
+    before = None   # (TRS total, Conversion Shares) at the end of the last day seen
+    for day, _trs, total, shares in trs_days(positions):
+        if day > effective and before == (0, 0):
             return effective            # nothing restricted at the end of the effective day
-        holder, cents = v[0], v[1]
-        if op == "NotesIssued":
-            trs[holder] = trs.get(holder, 0) + cents
-            total += cents
-        else:
-            part = min(cents, trs.get(holder, 0))
-            trs[holder] = trs.get(holder, 0) - part
-            other[holder] = other.get(holder, 0) - (cents - part)
-            if op == "NotesTransferred":
-                to, under_shelf = v[2], v[3]
-                if under_shelf:
-                    other[to] = other.get(to, 0) + cents
-                    total -= part
-                else:
-                    trs[to] = trs.get(to, 0) + part
-                    other[to] = other.get(to, 0) + cents - part
-            else:
-                total -= part
-                if op == "NotesConverted":
-                    shares += v[2]
-        seen = True
-        end_of_day = i + 1 == len(entries) or entries[i + 1][0] != day
-        if end_of_day and day >= effective and total == 0 and shares == 0:
+        if day >= effective and (total, shares) == (0, 0):
             return day
-    if seen and entries[-1][0] < effective and total == 0 and shares == 0:
-        return effective
-    return None
+        before = (total, shares)
+    return effective if before == (0, 0) else None
 
 
 def _check_period_end(state: dict[str, Any], new: list[tuple[str, Entry]],
@@ -384,38 +373,56 @@ def _check_period_end(state: dict[str, Any], new: list[tuple[str, Entry]],
                                 field="type", rule="RRA §2(a)(iii)(y),(z), §4(b)(i)")
 
 
-SHELF_SALE_RULE = "RRA §1 Transfer Restricted Securities (A)"
+def _check_shelf_sales(state: dict[str, Any], new: Sequence[tuple[str, Entry]],
+                       retracted: Mapping[str, Any], new_id: str | None, *, since: str = "",
+                       every: bool = False, ahead: Sequence[tuple[str, Entry]] = ()) -> None:
+    """The sales under the shelf (``resales``): the new event's own (``new``, its
+    effects), or with ``every`` each live one dated on or after ``since`` (what a new
+    stop order, Suspension Period, Questionnaire request or Holder, or a retraction, could
+    leave barred). ``ahead``: entries of the batch's later lines, which take effect with
+    this one (a ShelfEffective, a cure, a delivery recorded after the sale in one batch)."""
+    timelines = state["timelines"]
+
+    def live(name: str) -> list[Entry]:
+        found = timelines.get(name, {}).get("entries", ())
+        return ([e for e in found if e[2] not in retracted]
+                + [e for n, e in new if n == name] + [e for n, e in ahead if n == name])
+
+    positions = live("positions")
+    sales = positions if every else [e for n, e in new if n == "positions"]
+    check_sales(sales, live("shelf"), live("questionnaires"), positions, new_id, since)
 
 
-def _check_shelf_sales(state: dict[str, Any], sales: Sequence[Entry],
-                       retracted: dict[str, Any], new_id: str | None,
-                       later_shelf: Sequence[Entry] = ()) -> None:
-    """RRA §1 Transfer Restricted Securities (A): a Note stops being one when it "has
-    been effectively registered under the Securities Act and disposed of in accordance
-    with the Shelf Registration Statement": no sale is under the shelf before the shelf
-    is effective. A review (stop 19) recorded one two months before the effective date:
-    accepted, it ended the buyer's TRS status and with it $6,666.67 of Additional
-    Interest. ``sales``: the ``positions`` entries to judge (an append's own; every one
-    when a retraction could move the effective date later; a new ShelfEffective can only
-    move it earlier). ``later_shelf``: the shelf entries of the batch's later lines (a
-    ShelfEffective recorded after the sale in one batch, dated before it)."""
-    shelf = state["timelines"].get("shelf", {}).get("entries", [])
-    effective = min((e[0] for e in [*shelf, *later_shelf]
-                     if e[3] == "ShelfEffective" and e[2] not in retracted), default=None)
-    for e in sorted(sales, key=lambda e: (e[0], e[1])):
-        if e[3] != "NotesTransferred" or not e[4][3] or e[2] in retracted or (
-                effective is not None and e[0] >= effective):
-            continue
-        when = ("the shelf is not effective" if effective is None
-                else f"the shelf became effective only on {effective}")
-        if e[2] == new_id:
-            raise RuleViolation(f"a sale under the shelf on {e[0]}, but {when}: no Note can "
-                                "be disposed of under the Shelf Registration Statement "
-                                "before it is effective", field="data.under_shelf",
-                                rule=SHELF_SALE_RULE)
-        raise RuleViolation(f"this would leave the sale under the shelf {e[2]} of {e[0]} "
-                            f"before the shelf was effective ({when})", field="type",
-                            rule=SHELF_SALE_RULE)
+def _judge_sales(state: dict[str, Any], record: dict[str, Any],
+                 found: list[tuple[str, Entry]], batch: "Batch | None", index: int) -> None:
+    """Which sales under the shelf an appended event could bar (``resales``), judged with
+    the batch's later lines if they alone would be barred: a sale its own; a stop order,
+    a Suspension Period or a Questionnaire request those on or after its day; a position
+    event those on or after its day when a request to "all" Holders dated then or later
+    could now ask one more seller."""
+    t, day = record["type"], record["date"]
+    if t == "NotesTransferred" and record["data"].get("under_shelf"):
+        options: dict[str, Any] = {}
+    elif t in ("ShelfUnusable", "SuspensionStarted", "QuestionnaireRequested") or (
+            t in POSITION_TYPES and any(
+                e[3] == "QuestionnaireRequested" and e[4] == "all" and e[0] >= day
+                for e in state["timelines"].get("questionnaires", {}).get("entries", ()))):
+        options = {"since": day, "every": True}
+    else:
+        return
+    retracted = state["retracted"]
+    try:
+        _check_shelf_sales(state, found, retracted, record["id"], **options)
+    except RuleViolation:
+        if batch is None:
+            raise
+        deal = record["deal"]
+        ahead = [(n, e) for n in ("shelf", "questionnaires") for e in batch.later(index, deal, n)]
+        gone = batch.retracting(index, deal)
+        if not ahead and not gone:
+            raise
+        _check_shelf_sales(state, found, {**retracted, **dict.fromkeys(gone)}, record["id"],
+                           ahead=ahead, **options)
 
 
 # ------------------------------------------------------------------------- check
@@ -440,7 +447,9 @@ class Batch:
             records = self._records() if callable(self._records) else self._records
             self._built = {}
             for i, r in enumerate(records):
-                for name, e in effects({}, r):
+                found = effects({}, r) if r["type"] != "EventRetracted" else [
+                    (RETRACTS, [r["date"], r["seq"], r["id"], r["type"], r["data"]["event_id"]])]
+                for name, e in found:
                     idx, entries = self._built.setdefault((r["deal"], name), ([], []))
                     idx.append(i)
                     entries.append(e)
@@ -453,6 +462,14 @@ class Batch:
             return []
         idx, entries = found
         return entries[bisect_right(idx, index):]
+
+    def retracting(self, index: int, deal: str) -> list[str]:
+        """The events the lines after line ``index`` retract: a batch that retracts
+        several events is judged as a whole (a Suspension Period's start and its end)."""
+        return [e[4] for e in self.later(index, deal, RETRACTS)]
+
+
+RETRACTS = "retracts"   # the batch's EventRetracted lines, in ``Batch`` only
 
 
 def check(state: dict[str, Any], record: dict[str, Any], batch: Batch | None = None,
@@ -497,9 +514,13 @@ def check(state: dict[str, Any], record: dict[str, Any], batch: Batch | None = N
             raise RuleViolation("names no NoticeSent of this deal", field="data.notice",
                                 rule="RRA §10(E)")
         method = None if type(target) is str else target[1]
-        if method not in ("telex", "fax"):
+        if method not in ACKNOWLEDGED:
             raise RuleViolation(f"a notice sent by {method} is not acknowledged; only telex "
                                 "and fax notices are", field="data.notice", rule="RRA §10(E)")
+        if record["date"] < target[2]:
+            raise RuleViolation(f"the {method} notice {record['data']['notice']} was sent on "
+                                f"{target[2]}; its receipt cannot be acknowledged before, on "
+                                f"{record['date']}", field="date", rule="RRA §10(E)")
     for field in HOLDER_FIELDS.get(t, ()):
         _check_known_holder(state, record, field)
     found = effects(state, record)
@@ -531,18 +552,32 @@ def check(state: dict[str, Any], record: dict[str, Any], batch: Batch | None = N
             raise
     if t in POSITION_TYPES or t in ("SuspensionStarted", "ShelfEffective"):
         _check_period_end(state, found, state["retracted"], record["id"])
-    if t == "NotesTransferred":
-        sale = [e for name, e in found if name == "positions"]
-        try:
-            _check_shelf_sales(state, sale, state["retracted"], record["id"])
-        except RuleViolation:
-            if batch is None:
-                raise
-            # a ShelfEffective later in the batch, dated before the sale, may cure it
-            # (asked only now: the one pass holds no later lines, ``bulk.unsure``)
-            _check_shelf_sales(state, sale, state["retracted"], record["id"],
-                               batch.later(index, deal, "shelf"))
+    if t == "NotesIssued":
+        _check_maximum(state, record, found)
+    _judge_sales(state, record, found, batch, index)
     return found
+
+
+MAXIMUM_RULE = "RRA preamble ($60,000,000; $72,000,000 with the Initial Purchaser's option)"
+
+
+def _check_maximum(state: dict[str, Any], record: dict[str, Any],
+                   found: list[tuple[str, Entry]]) -> None:
+    """The preamble: the Initial Purchaser buys "$60,000,000 ($72,000,000 if the Initial
+    Purchaser exercises its option thereunder in full) in aggregate principal amount" of
+    Notes; the deal's terms carry the most it allows (``maximum_principal``). Notes
+    issued past it are not Notes of the agreement."""
+    cap = state["terms"].get("maximum_principal")
+    if cap is None:
+        return
+    timeline = state["timelines"].get("positions")
+    issued = timeline["end"] if timeline is not None else 0
+    adding = sum(e[4][1] for name, e in found if name == "positions")
+    if issued + adding > _cents(cap):
+        raise RuleViolation(f"{_money(adding)} more would make {_money(issued + adding)} of "
+                            f"Notes issued, past the {_money(_cents(cap))} the agreement "
+                            "provides for (terms.maximum_principal)", field="data.principal",
+                            rule=MAXIMUM_RULE)
 
 
 # The events that only make sense for a Holder of Notes of the deal, and the field naming
@@ -638,49 +673,55 @@ def _check_retraction(state: dict[str, Any], record: dict[str, Any],
     if target == "DealOpened":
         _check_deal_opened_retraction(state, record, target_id)
         return
-    _check_counting(state, {**state["retracted"], target_id: record["id"]}, record, target_id,
-                    "retracting", "data.event_id", batch, index)
+    touched = _touched(state, target_id)
+    try:
+        _leaves_rules_kept(state, {**state["retracted"], target_id: record["id"]}, touched)
+    except RuleViolation as err:
+        # judged as a whole with the lines after it in the batch: the events they retract
+        # (a Suspension Period's start and end retracted together) and the entries they add
+        gone = batch.retracting(index, record["deal"]) if batch is not None else []
+        ahead = _ahead(batch, index, record["deal"], touched)
+        try:
+            if not gone and not any(ahead.values()):
+                raise
+            _leaves_rules_kept(state, {**state["retracted"], target_id: record["id"],
+                                       **dict.fromkeys(gone)}, touched, ahead)
+        except RuleViolation:
+            raise RuleViolation(f"retracting {target_id} would leave the deal breaking a "
+                                f"rule: {err.message}; retract the dependent event first, "
+                                "or with it in one batch", field="data.event_id",
+                                rule=err.rule) from None
 
 
-def _check_counting(state: dict[str, Any], retracted: dict[str, Any], record: dict[str, Any],
-                    target_id: str, doing: str, field: str, batch: Batch | None,
-                    index: int) -> None:
-    """Refuse a retraction or a reinstatement (``record``) after which the deal, with
-    ``retracted`` the events that no longer count, would break a rule on a timeline of
-    ``target_id``, the event it takes out or puts back."""
+def _ahead(batch: Batch | None, index: int, deal: str, touched: list[str]
+           ) -> dict[str, list[Entry]]:
+    """The entries the lines after line ``index`` of the batch add, per timeline: those
+    ``touched`` and what bars a sale under the shelf (its shelf and Questionnaires)."""
+    if batch is None:
+        return {}
+    return {name: batch.later(index, deal, name)
+            for name in {*touched, "shelf", "questionnaires"}}
+
+
+def _leaves_rules_kept(state: dict[str, Any], retracted: Mapping[str, Any], touched: list[str],
+                       ahead: Mapping[str, list[Entry]] | None = None) -> None:
+    """Refuse (the error of the first event left breaking a rule) if the deal, with
+    ``retracted`` the events that no longer count, breaks a rule on a timeline in
+    ``touched`` or across them (``ahead``: the later lines of the batch, per timeline)."""
+    retracted = dict(retracted)
     trial = {**state, "retracted": retracted}
+    if {"positions", "shelf"} & set(touched):
+        _check_period_end(state, [], retracted, None)
+    if {"positions", "shelf", "questionnaires"} & set(touched):
+        _check_shelf_sales(state, [], retracted, None, every=True, ahead=[
+            (name, e) for name in ("shelf", "questionnaires")
+            for e in (ahead or {}).get(name, ())])
     # (at most one of an event's timelines can break when it is retracted, so the order
     # they are walked in cannot change the refusal)
-    touched = _touched(state, target_id)
-    if {"positions", "shelf"} & set(touched):
-        try:
-            _check_period_end(state, [], retracted, None)
-            _check_shelf_sales(state, state["timelines"].get("positions", {}).get(
-                "entries", []), retracted, None)
-        except RuleViolation as err:
-            raise RuleViolation(f"{doing} {target_id} would leave the deal breaking a "
-                                f"rule: {err.message}; {_remedy(doing)}",
-                                field=field, rule=err.rule) from None
     for name in touched:
-        timeline = state["timelines"][name]
-        live = _live(trial, timeline["entries"])
-        try:
-            try:
-                _walk(name, live, trial)
-            except RuleViolation:
-                ahead = batch.later(index, record["deal"], name) if batch is not None else []
-                if not ahead:
-                    raise
-                _walk(name, live + ahead, trial, ahead=frozenset(a[2] for a in ahead))
-        except RuleViolation as err:
-            raise RuleViolation(f"{doing} {target_id} would leave the deal breaking a "
-                                f"rule: {err.message}; {_remedy(doing)}",
-                                field=field, rule=err.rule) from None
-
-
-def _remedy(doing: str) -> str:
-    return ("retract the dependent event first" if doing == "retracting"
-            else "retract the event that took its place first")
+        live = _live(trial, state["timelines"][name]["entries"])
+        later = (ahead or {}).get(name, [])
+        _walk(name, live + later, trial, ahead=frozenset(a[2] for a in later))
 
 
 REINSTATEMENT_RULE = "reinstatements: deal-ledger types EventReinstated"
@@ -698,7 +739,8 @@ def _check_reinstatement(state: dict[str, Any], record: dict[str, Any],
     ``EventRetracted`` of the deal that still counts, and the event that retraction took
     out counts again, so it is judged as that event would be if appended now: the deal
     must break no rule with it back (a second ShelfFiled recorded since, a suspension
-    that would now overlap, is refused, naming it)."""
+    that would now overlap, a sale under the shelf it would bar, is refused, naming
+    it)."""
     retraction_id = record["data"]["retraction_id"]
     known = _type(state["ids"].get(retraction_id))
     if known is None:
@@ -724,8 +766,19 @@ def _check_reinstatement(state: dict[str, Any], record: dict[str, Any],
                             f"DealOpened {target_id} cannot count beside it",
                             field="data.retraction_id", rule="one DealOpened per deal")
     retracted = {k: v for k, v in state["retracted"].items() if k != target_id}
-    _check_counting(state, retracted, record, target_id, "reinstating", "data.retraction_id",
-                    batch, index)
+    touched = _touched(state, target_id)
+    try:
+        try:
+            _leaves_rules_kept(state, retracted, touched)
+        except RuleViolation:
+            ahead = _ahead(batch, index, record["deal"], touched)
+            if not any(ahead.values()):
+                raise
+            _leaves_rules_kept(state, retracted, touched, ahead)
+    except RuleViolation as err:
+        raise RuleViolation(f"reinstating {target_id} would leave the deal breaking a rule: "
+                            f"{err.message}; retract the event that took its place first",
+                            field="data.retraction_id", rule=err.rule) from None
 
 
 def _check_deal_opened_retraction(state: dict[str, Any], record: dict[str, Any],
@@ -755,7 +808,8 @@ def fold(state: dict[str, Any], record: dict[str, Any],
         state["kind"] = data["kind"]
         state["opened"] = record["date"]
         state["terms"] = {k: v for k, v in data["terms"].items()
-                          if k in ("effectiveness_period_years",)}
+                          if k in ("effectiveness_period_years", "maximum_principal")
+                          and v is not None}
     state["count"] += 1
     timelines = state["timelines"]
     for name, e in (effects(state, record) if found is None else found):
@@ -775,7 +829,8 @@ def fold(state: dict[str, Any], record: dict[str, Any],
             timeline["last"] = list(key)
         timeline["entries"].append(e)
     method = data.get("method") if t == "NoticeSent" else None
-    state["ids"][record["id"]] = t if method is None else [t, method]
+    state["ids"][record["id"]] = (t if method is None else [t, method] if method not in
+                                  ACKNOWLEDGED else [t, method, record["date"]])
     if record.get("key") is not None:
         state["keys"][record["key"]] = record["id"]
     if t == "EventRetracted":

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, PlainValidator,
                       ValidationError, model_validator)
 
-from .values import Day, FieldError, MoneyOrZero, Name, Price
+from .values import Day, FieldError, Money, MoneyOrZero, Name, Price
 
 DAY_COUNTS = ("30/360", "ACT/360", "ACT/365F", "ACT/ACT-ISDA")
 FORMULAS = ("weighted_average_broad", "weighted_average_narrow", "full_ratchet")
@@ -168,6 +168,7 @@ class RegistrationTerms(_Terms):
     trustee_notice_business_days: BusinessDays = 2
     advise_holders_business_days: BusinessDays = 5
     mail_notice_business_days: BusinessDays = 5
+    maximum_principal: Money | None = None
 
     @model_validator(mode="after")
     def _dates_of_a_real_deal(self) -> "RegistrationTerms":
@@ -306,6 +307,9 @@ RRA_CLAUSES = {
     "trustee_notice_business_days": "RRA §3(b)",
     "advise_holders_business_days": "RRA §4(b)(iii)",
     "mail_notice_business_days": "RRA §10(E)",
+    "maximum_principal": "RRA preamble ($60,000,000; $72,000,000 if the Initial Purchaser "
+                         "exercises its option in full): the most Notes the agreement covers; "
+                         "no NotesIssued past it",
 }
 
 LETTER_CLAUSES = {
@@ -347,6 +351,7 @@ TEMPLATES: dict[str, dict[str, Any]] = {
             "trustee_notice_business_days": 2,
             "advise_holders_business_days": 5,
             "mail_notice_business_days": 5,
+            "maximum_principal": "72000000",
         },
         "clauses": RRA_CLAUSES,
     },

@@ -7,7 +7,7 @@ it, and ``--interpret NAME=VALUE`` switches one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping
 
 
@@ -19,6 +19,9 @@ class Interpretation:
     clause: str
     question: str
     readings: Mapping[str, str]
+    #: a worked example of each value: one history, and what each reading makes of it
+    #: (tests/test_interpretation_examples.py computes each figure with the engine)
+    examples: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def values(self) -> tuple[str, ...]:
@@ -117,6 +120,42 @@ REGISTRY: dict[str, Interpretation] = {i.name: i for i in (
                                   "named Holders hold no Transfer Restricted Security, "
                                   "once at least one is named"}),
     Interpretation(
+        "conversion_judged_on", "interest_payment_date", ("payment_day",),
+        "RRA §3(a), §3(b)",
+        "Notes converted after an Interest Payment Date but before the rolled day it is "
+        "paid on: converted before the payment ('No Additional Interest shall be payable "
+        "on any Notes that have been converted')?",
+        {"interest_payment_date": "no: the amount fell due on the Interest Payment Date, and "
+                                  "a payment made on the next Business Day is a payment on "
+                                  "that date; it stays owed",
+         "payment_day": "yes: judged by the day the payment is actually made, the converted "
+                        "Notes get nothing on it"},
+        {"interest_payment_date": "Alpha holds 20,000,000 of Notes on the record date "
+                                  "2005-01-01; default (ii) accrued 2004-10-29 to 2004-11-15, "
+                                  "16 days (30/360); Alpha converts them on Mon 2005-01-17 "
+                                  "(01-15 is a Saturday, 01-17 Martin Luther King Day: paid "
+                                  "01-18). Converted after the Interest Payment Date 01-15: "
+                                  "owed 20,000,000 x 0.25% x 16/360 = 2,222.22",
+         "payment_day": "the same history: converted before 01-18, the day of payment: "
+                        "forfeited, 0.00"}),
+    Interpretation(
+        "shelf_buyer_paid", "accrued_days", ("not_record_holder",),
+        "RRA §3(a), §3(b), §1 Record Holder",
+        "Is a buyer of Notes sold under the shelf before the record date paid, as Record "
+        "Holder, what they accrued while Transfer Restricted?",
+        {"accrued_days": "yes: the holder of record is paid for the days its Notes were "
+                         "Transfer Restricted Securities (SPEC §4.4)",
+         "not_record_holder": "no: it holds no Transfer Restricted Securities on the record "
+                              "date ('Record Holders of Transfer Restricted Securities'): "
+                              "nothing for that date"},
+        {"accrued_days": "Lehman holds 60,000,000; default (ii) accrued 2004-10-29 to "
+                         "2004-11-15, 16 days (30/360); Lehman sells all of it under the "
+                         "shelf to Buyer on 2004-12-01, before the record date 2005-01-01: "
+                         "Buyer is owed 60,000,000 x 0.25% x 16/360 = 6,666.67 on 2005-01-18",
+         "not_record_holder": "the same history: Buyer holds no Transfer Restricted "
+                              "Securities on 2005-01-01 and Lehman holds no Notes: nobody is "
+                              "owed anything for 2005-01-15 (0.00)"}),
+    Interpretation(
         "default_after_effectiveness_period", "ends", ("continues",),
         "RRA §2(a)(iii), §3(a)",
         "Do (iii) and (iv) defaults accrue after the Effectiveness Period ends?",
@@ -153,6 +192,38 @@ REGISTRY: dict[str, Interpretation] = {i.name: i for i in (
                           "no true-up for it",
          "exercise_first": "the exercise is priced before the same-day vesting, and the "
                            "vesting earns it a true-up"}),
+    Interpretation(
+        "same_day_adjustment", "as_recorded", ("before_others",), "Letter ¶3",
+        "Where does an AdjustmentRecorded take effect among the same day's exercises, "
+        "conversions and vestings?",
+        {"as_recorded": "in the order recorded (SPEC §1: a day's events count in the order "
+                        "they were recorded); only what SPEC asks is moved: the day's "
+                        "vestings together, exercises by same_day_vesting_and_exercise",
+         "before_others": "before them, whatever the order recorded (the kind order)"},
+        {"as_recorded": "10,000,000 shares outstanding; W: 100,000 at 3.00; 1,000,000 Camden "
+                        "Warrants at 2.00 vest on 2003-01-01, and W is adjusted to 2.70 that "
+                        "day, recorded after the vesting: the vesting takes W to 3.00 x "
+                        "(10,000,000 + 666,666.67) / 11,000,000 = 2.9091, then the adjustment "
+                        "sets 2.70: W ends the day at 2.70",
+         "before_others": "the same history: the adjustment first (2.70), then the vesting: "
+                          "2.70 x (10,000,000 + 740,740.74) / 11,000,000 = 29,000,000 / "
+                          "11,000,000 = 2.6364"}),
+    Interpretation(
+        "later_camden_issuance", "not_deferred", ("deferred",), "Letter ¶2, ¶5",
+        "Are Camden Warrants issued after February 1, 2002 Camden Warrants of the letter, "
+        "whose anti-dilution is deferred?",
+        {"not_deferred": "no: a 'further issuance of securities' (¶5), outside the letter; "
+                         "their vesting adjusts nothing here (record what they trigger as "
+                         "AdjustmentRecorded)",
+         "deferred": "yes: warrants issued later pursuant to the Camden Warrant Agreement "
+                     "'dated as of February 1, 2002' are Camden Warrants by ¶2's definition; "
+                     "their vesting applies the deferred adjustment"},
+        {"not_deferred": "10,000,000 shares outstanding; W: 100,000 at 3.00; 1,000,000 Camden "
+                         "Warrants at 2.00 issued 2002-06-01, vesting 2003-01-01: not "
+                         "deferred, W stays at 3.00",
+         "deferred": "the same history: the vesting adjusts W to 3.00 x (10,000,000 + "
+                     "666,666.67) / 11,000,000 = 2.9091 (shares 100,000 x 3.00 / 2.9091 = "
+                     "103,124)"}),
 )}
 
 DEFAULTS: dict[str, str] = {name: i.default for name, i in REGISTRY.items()}

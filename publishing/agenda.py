@@ -105,6 +105,8 @@ def _deal_agenda(events: list[Event], *, as_of: date, start: date | None = None,
     for d in o.duties:
         if d.state == "violated":
             items.append(_item(deal, "overdue", d.violated_since or d.due, d))
+        elif d.state == "unknown":   # owed, to be computed once a fact is recorded
+            items.append(_item(deal, "due", d.due, d))
         elif d.state == "due" and (d.due is None or d.due <= end) or (
                 d.state == "upcoming" and d.due and start <= d.due <= end):
             items.append(_item(deal, "due", d.due, d))

@@ -236,7 +236,7 @@ def interpretations_for(ref: str) -> list[dict[str, Any]]:
         cited = [c.ref for c in citations(i.clause or "")]
         if any(covers(ref, r) for r in cited):
             out.append({"name": name, "clause": i.clause, "default": i.default,
-                        "readings": dict(i.readings)})
+                        "readings": dict(i.readings), "examples": dict(i.examples)})
     return out
 
 

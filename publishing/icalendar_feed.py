@@ -2,8 +2,10 @@
 obligation of each deal, with the ``icalendar`` package.
 
 * ``UID``: ``<obligation key>@<deal>.deal-ledger``; the key is the obligation's kind and
-  the ordinal of its trigger (``projections.obligations``), never an event id, so a
-  correction that moves a date updates the same event in a calendar program.
+  the id of its trigger, followed back through corrections to the first event of its
+  correction chain (``projections.obligations.identity``), so a correction that moves a
+  date updates the same event in a calendar program, and a late-recorded earlier
+  trigger adds an event without moving the others.
 * ``SEQUENCE``: how many times the obligation's due day changed, as known at each
   recording moment of the deal's log (``_replay``): a retraction and its
   replacement that move a deadline raise it by one; nothing else does.
@@ -12,7 +14,8 @@ obligation of each deal, with the ``icalendar`` package.
   correction withdrew its trigger, say one of two Suspension Periods) keeps its UID as a
   ``CANCELLED`` event on its last due day, its ``SEQUENCE`` one higher:
   left out, a calendar program would keep showing it (a review of stop 19 found a
-  withdrawn period's ``end-suspension/2`` left behind while ``/1`` moved onto the other).
+  withdrawn period's ``end-suspension/2`` left behind while ``/1``, an ordinal then,
+  moved onto the other).
 * ``VALARM``: one per ``remind`` entry, that many Business Days before the due day (the
   deal's calendar, RRA §1 Business Day), at 09:00 in New York (``ALARM_AT``: the city
   whose banks make the Business Days), written in UTC as RFC 5545 §3.8.6.3 requires of a

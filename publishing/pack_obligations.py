@@ -107,7 +107,7 @@ def csv_columns() -> Sequence[str]:
 
 STATE_COLOURS = {"upcoming": "#4c78a8", "due": "#1f4e8c", "fulfilled": "#2e8b57",
                  "violated": "#c0392b", "cured": "#e67e22", "excused": "#8a8f98",
-                 "discharged": "#8a8f98"}
+                 "discharged": "#8a8f98", "unknown": "#8e44ad"}
 
 
 #: the states by how much a reader must see them: a cluster of obligations is coloured

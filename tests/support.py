@@ -56,3 +56,33 @@ def texts_as_once_accepted():
     import ledger.values as values
 
     return mock.patch.object(values, "_control_characters", lambda text: None)
+
+
+def keyed(objs: Iterable[dict[str, Any]], key: str, start_seq: int = 1) -> str:
+    """An obligation key with its trigger named by type: ``end-suspension/#SuspensionStarted``
+    (``#Type:n``: the n-th, from 0) becomes ``end-suspension/e7``, the id ``build`` gives
+    that event of ``objs`` (keys name their trigger: projections.obligations.identity)."""
+    import re
+
+    objs = list(objs)
+
+    def event_id(m: "re.Match[str]") -> str:
+        n = int(m.group(2) or 0)
+        places = [i for i, o in enumerate(objs) if o["type"] == m.group(1)]
+        return f"e{start_seq + places[n]}"
+
+    return re.sub(r"#([A-Za-z]+)(?::(\d+))?", event_id, key)
+
+
+def first_ids(path: str) -> dict[tuple[str, str], str]:
+    """The first event of each (deal, type) of the ledger at ``path``, and of each (deal,
+    instrument) exercised or converted: the triggers obligation keys name."""
+    from ledger.store import Ledger
+
+    out: dict[tuple[str, str], str] = {}
+    with Ledger(path, create=False) as ledger:
+        for r in ledger.records():
+            out.setdefault((r["deal"], r["type"]), r["id"])
+            if r["type"] in ("WarrantsExercised", "PreferredConverted"):
+                out.setdefault((r["deal"], r["data"]["instrument"]), r["id"])
+    return out

@@ -14,7 +14,7 @@ from projections.obligations.outlook import outlook
 from publishing.agenda import agenda_of
 from tests import letter_support as L
 from tests.cli_support import ok, run
-from tests.support import T0, build, d, ev, opened
+from tests.support import T0, build, d, ev, first_ids, keyed, opened
 
 LEHMAN = "Lehman Brothers Inc."
 
@@ -41,19 +41,26 @@ def histories(start=1):
     return out
 
 
+def key(deal: str, text: str) -> str:
+    """An obligation key of ``histories()``, its trigger named by type (``keyed``)."""
+    starts = {"a": 1, "b": 1 + len(deal_a()), "ltr": 1 + len(deal_a()) + len(deal_b())}
+    objs = {"a": deal_a, "b": deal_b, "ltr": lambda: L.camden_137(1_000_000)}[deal]()
+    return keyed(objs, text, starts[deal])
+
+
 EXPECTED = {
     # a: advise the selling Holders within 5 Business Days of the filing 2004-07-13:
     # Jul 14, 15, 16, 19, 20 -> due 2004-07-20, overdue from 2004-07-21
-    ("2004-07-21", "a", "overdue", "advise-holders/ShelfFiled/1"),
+    ("2004-07-21", "a", "overdue", key("a", "advise-holders/ShelfFiled/#ShelfFiled")),
     # a: effective by 2004-10-28 (120 days after 2004-06-30), in the window to 10-30
     ("2004-10-28", "a", "due", "shelf-effective"),
     ("2004-10-28", "a", "at_risk", "shelf-effective"),
     # b: default (i) date 2004-07-15 + 2 Business Days (Fri 16, Mon 19) = 2004-07-19
-    ("2004-07-20", "b", "overdue", "notify-trustee/(i)/1"),
+    ("2004-07-20", "b", "overdue", key("b", "notify-trustee/(i)/#DealOpened")),
     # b: filing 2004-07-20 + 5 Business Days (21, 22, 23, 26, 27) = 2004-07-27
-    ("2004-07-28", "b", "overdue", "advise-holders/ShelfFiled/1"),
+    ("2004-07-28", "b", "overdue", key("b", "advise-holders/ShelfFiled/#ShelfFiled")),
     # b: effective 2004-10-01 + 5 Business Days (Oct 4, 5, 6, 7, 8) = 2004-10-08
-    ("2004-10-09", "b", "overdue", "advise-holders/ShelfEffective/1"),
+    ("2004-10-09", "b", "overdue", key("b", "advise-holders/ShelfEffective/#ShelfEffective")),
     # b: a suspension from 2004-10-20: its 45th day 10-20 + 44 = 2004-12-03; 90 in 360:
     # its 90th day 10-20 + 89 = 2005-01-17
     ("2004-12-03", "b", "at_risk", "suspension-room/single_period"),
@@ -62,7 +69,7 @@ EXPECTED = {
     # 60,000,000 x 0.0025 x 4/360 = 1,666.67, payable 2005-01-18 (Jan 15 Sat, 17 MLK)
     ("2005-01-18", "b", "at_risk", f"next-payment/2005-01-15/{LEHMAN}"),
     # ltr: the true-up earned at the vesting of 2002-09-01, not yet issued
-    ("2002-09-01", "ltr", "due", "true-up/W/1"),
+    ("2002-09-01", "ltr", "due", key("ltr", "true-up/W/#WarrantsExercised")),
 }
 
 
@@ -101,7 +108,7 @@ def test_known_at_reproduces_the_agenda_as_it_stood():
     assert lines(then) == EXPECTED
     now = agenda_of(h, as_of=d("2004-10-20"), days=10)
     assert lines(now) == EXPECTED - {("2004-07-21", "a", "overdue",
-                                      "advise-holders/ShelfFiled/1")}
+                                      key("a", "advise-holders/ShelfFiled/#ShelfFiled"))}
     assert now["overdue"] == 3
 
 
@@ -268,8 +275,10 @@ def test_an_overdue_line_names_its_due_day_beside_the_day_it_is_dated():
     result = agenda_of(histories(), as_of=d("2004-10-20"), days=10)
     due = {(i["deal"], i["key"]): (i["date"], i["due"]) for i in result["items"]
            if i["category"] == "overdue"}
-    assert due[("b", "notify-trustee/(i)/1")] == ("2004-07-20", "2004-07-19")
-    assert due[("b", "advise-holders/ShelfEffective/1")] == ("2004-10-09", "2004-10-08")
+    assert due[("b", key("b", "notify-trustee/(i)/#DealOpened"))] == ("2004-07-20",
+                                                                      "2004-07-19")
+    assert due[("b", key("b", "advise-holders/ShelfEffective/#ShelfEffective"))] == (
+        "2004-10-09", "2004-10-08")
     assert all(i["due"] for i in result["items"])
 
 
@@ -312,9 +321,11 @@ def test_the_readme_agenda_on_the_demo_worked_by_hand(tmp_path):
     result = json.loads(res.stdout)
     assert (result["from"], result["to"], result["overdue"]) == ("2005-03-01", "2005-04-30", 2)
     got = {(i["category"], i["key"]): i for i in result["items"]}
+    first = first_ids(db)   # the triggers the keys name
+    rra, ltr = "infocrossing-rra-2004", "infocrossing-letter-2002"
     # RRA §3(b): default (ii) date 2004-10-28 (Thu) + 2 Business Days (Fri 10-29,
     # Mon 11-01) = 2004-11-01; never notified: overdue from 2004-11-02
-    trustee = got[("overdue", "notify-trustee/(ii)/1")]
+    trustee = got[("overdue", f"notify-trustee/(ii)/{first[(rra, 'DealOpened')]}")]
     assert (trustee["date"], trustee["due"], trustee["clause"]) == (
         "2004-11-02", "2004-11-01", "RRA §3(b)")
     # RRA §3(a), §3(b): Interest Payment Date 2005-01-15 is a Saturday, Monday 01-17 is
@@ -327,11 +338,12 @@ def test_the_readme_agenda_on_the_demo_worked_by_hand(tmp_path):
     assert pay["text"].endswith(": 77.78 unpaid")
     # RRA §4(b)(i), §3(a)(iv): the Suspension Period begun 2005-03-01 (not material) may
     # run 45 days: its 45th day 2005-03-01 + 44 = 2005-04-14 (Mar 31 is + 30, Apr 14 + 44)
-    assert got[("due", "end-suspension/1")]["due"] == "2005-04-14"
-    assert got[("at_risk", "end-suspension/1")]["date"] == "2005-04-14"
+    suspension = f"end-suspension/{first[(rra, 'SuspensionStarted')]}"
+    assert got[("due", suspension)]["due"] == "2005-04-14"
+    assert got[("at_risk", suspension)]["date"] == "2005-04-14"
     # Letter ¶3: three true-ups earned by the Camden vestings, not yet (all) issued
     assert {k for c, k in got if c == "due" and k.startswith("true-up/")} == {
-        "true-up/W-PRICE/1", "true-up/P-SV/1", "true-up/W-SCO/1"}
+        f"true-up/{w}/{first[(ltr, w)]}" for w in ("W-PRICE", "P-SV", "W-SCO")}
     assert len(result["items"]) == 7
 
 

@@ -297,6 +297,34 @@ CORPUS: list[Case] = [
     C("acknowledge-a-hand-notice", lines(J("NoticeAcknowledged", "2005-01-03",
                                            notice="{HAND_NOTICE}")), 1, "data.notice",
       ("only telex and fax",)),
+    # issue 30: the refusals the contract implies (the base: Lehman 60,000,000, Fund A
+    # 1,000,000, filed 2004-07-13, not yet effective)
+    C("sale-under-the-shelf-during-a-stop-order",
+      lines(J("ShelfEffective", "2004-10-01"),
+            J("ShelfUnusable", "2005-03-01", reason="stop_order"),
+            J("NotesTransferred", "2005-03-10", from_holder=LEHMAN, to_holder="B",
+              principal="1000000", under_shelf=True)), 3, "data.under_shelf",
+      ("ceased to be effective or usable on 2005-03-01", "under_shelf=false",
+       "RRA §1 Transfer Restricted Securities (A)"), pg=True),
+    C("sale-under-the-shelf-in-a-suspension-period",
+      lines(J("ShelfEffective", "2004-10-01"),
+            J("SuspensionStarted", "2005-03-01", material_transaction=False),
+            J("NotesTransferred", "2005-03-10", from_holder=LEHMAN, to_holder="B",
+              principal="1000000", under_shelf=True)), 3, "data.under_shelf",
+      ("inside the Suspension Period begun 2005-03-01", "under_shelf=false", "RRA §4(c)")),
+    C("sale-under-the-shelf-by-a-holder-not-named",
+      lines(J("QuestionnaireRequested", "2004-08-02", holders="all"),
+            J("QuestionnaireDelivered", "2004-08-10", holder=LEHMAN),
+            J("ShelfEffective", "2004-10-01"),
+            J("NotesTransferred", "2005-01-10", from_holder=FUND_A, to_holder="B",
+              principal="1000000", under_shelf=True)), 4, "data.under_shelf",
+      ("Fund A was asked for its Questionnaire on 2004-08-02", "under_shelf=false",
+       "RRA §4(d)")),
+    C("notes-past-the-maximum", lines(issue('"11000000.01"')), 1, "data.principal",
+      ("72,000,000.01 of Notes issued", "terms.maximum_principal", "RRA preamble")),
+    C("acknowledged-before-sent", lines(J("NoticeAcknowledged", "2005-03-05",
+                                          notice="{FAX_NOTICE}")), 1, "date",
+      ("was sent on 2005-03-10", "RRA §10(E)")),
     C("bad-line-last-of-five", lines(GOOD, GOOD, GOOD, GOOD, issue('"-1"')), 5,
       "data.principal", ("positive amount",), pg=True),
     # ---------------------------------------------------------------- the input itself
@@ -342,8 +370,11 @@ def build_base(url: str) -> dict[str, str]:
         fax = records[5]["id"]
         ledger.append([parse_event(json.loads(J("EventRetracted", "2004-07-16", event_id=fax,
                                                 reason="sent twice")))], user="t")
+        ledger.append([parse_event(json.loads(J("NoticeSent", "2005-03-10", to="Trustee",
+                                                subject="s", method="fax")))], user="t")
+        fax_live = list(ledger.records())[-1]["id"]
     return {"RETRACTED": fax, "RRA_OPENED": records[0]["id"], "HAND_NOTICE": records[4]["id"],
-            "LTR_EVENT": records[7]["id"]}
+            "LTR_EVENT": records[7]["id"], "FAX_NOTICE": fax_live}
 
 
 @pytest.fixture(scope="module")

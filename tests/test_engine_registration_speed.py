@@ -28,7 +28,7 @@ from ledger.dealterms import registration_terms
 from projections.interpretations import resolve
 from projections.registration import holdings as H
 from projections.registration.engine import compute
-from projections.registration.interest import _claimed, claims, holder_amounts
+from projections.registration.interest import _claimed, claims, holder_amounts, judged_day
 from projections.registration.money import CENT, money
 from projections.registration.schedule import interest_periods, periods_through
 from projections.timeline import build_timeline, parsed_terms
@@ -79,7 +79,12 @@ def trading(draw):
                            reason="redeemed"))
     as_of = CLOSING + timedelta(days=draw(st.integers(30, 1800)))
     forfeits = draw(st.sampled_from(["unpaid", "future_only", "all_unpaid"]))
-    return objs, as_of, forfeits
+    readings = {"conversion_forfeits": forfeits,
+                "conversion_judged_on": draw(st.sampled_from(["interest_payment_date",
+                                                              "payment_day"])),
+                "shelf_buyer_paid": draw(st.sampled_from(["accrued_days",
+                                                          "not_record_holder"]))}
+    return objs, as_of, readings
 
 
 def plain_holder_amounts(period, cutoff, accrual, holdings, questionnaires, readings):
@@ -90,6 +95,8 @@ def plain_holder_amounts(period, cutoff, accrual, holdings, questionnaires, read
 
     forfeits = readings["conversion_forfeits"]
     no_request = readings["no_questionnaire_request"]
+    converted_by = judged_day(period, readings)
+    not_record = readings["shelf_buyer_paid"] == "not_record_holder"
     last_day = min(period.end, cutoff)
     judged_on = min(period.payment_date
                     if readings["questionnaire_entitlement_judged_on"] == "payment_date"
@@ -99,38 +106,52 @@ def plain_holder_amounts(period, cutoff, accrual, holdings, questionnaires, read
     if last_day <= period.start or factor(period.start, last_day) is None:
         return out
     start = period.start
-    for holder, rows in sorted(claims(period, holdings, forfeits).items()):
-        live, lost, ended = {}, {}, False
+    for holder, rows in sorted(claims(period, holdings, forfeits, converted_by).items()):
+        live, lost, unheld, ended, last_forfeit, turned = {}, {}, {}, False, None, set()
         for q, lot, forfeit in rows:
             lo = max(start, lot.issued_on)
             end = lot.trs_end
             hi = last_day if end is None or end > last_day else end
             if lo < hi and factor(lo, hi) is not None:
+                # a row of Notes held on the record date (not retired or converted before)
+                held = lot.ended_on is None or lot.ended_on > period.record_date
+                if held and lot.converted_on is not None and \
+                        period.payment_date <= lot.converted_on < period.paid_on:
+                    turned.add("conversion_judged_on")
+                if held and lot.trs_until is not None and lot.trs_until <= period.record_date:
+                    turned.add("shelf_buyer_paid")
+                    if not_record:
+                        unheld[(lo, hi)] = unheld.get((lo, hi), 0) + q
+                        continue
                 into = lost if forfeit else live
                 into[(lo, hi)] = into.get((lo, hi), 0) + q
                 ended = ended or lot.ended_on is not None
-        if live or lost:
+                if forfeit:
+                    last_forfeit = max(filter(None, (last_forfeit, lot.converted_on)))
+        if live or lost or unheld:
             right = questionnaires.entitlement(holder, judged_on, no_request)
             out[holder] = holder_amount(holder, live, lost, ended, right, factor, holdings,
-                                        last_day)
+                                        last_day, last_forfeit, unheld, tuple(sorted(turned)))
     return out
 
 
 @SETTINGS
 @given(deal=trading())
 def test_claimed_lots_and_amounts_are_the_rules(deal):
-    objs, as_of, forfeits = deal
+    objs, as_of, readings = deal
+    forfeits = readings["conversion_forfeits"]
     timeline = build_timeline(build(objs), as_of)
-    r = compute(timeline, resolve({"conversion_forfeits": forfeits}))
+    r = compute(timeline, resolve(readings))
     terms = parsed_terms(timeline.terms, registration_terms)
     for period in interest_periods(terms, timeline.calendar, as_of):
         if period.record_date not in r.holdings.snapshots:
             continue
+        judged = judged_day(period, r.readings)
         rule = {h: sorted((lot.id, q, lost) for q, lot, lost in rows)
-                for h, rows in claims(period, r.holdings, forfeits).items()}
+                for h, rows in claims(period, r.holdings, forfeits, judged).items()}
         lose = forfeits in ("unpaid", "all_unpaid")
         fast = {h: sorted([(lot.id, lot.principal, lose and lot.converted_on is not None
-                            and lot.converted_on < period.paid_on) for lot in leaves]
+                            and lot.converted_on < judged) for lot in leaves]
                           + [(lot.id, lot.principal, False) for lot in retired])
                 for h, (leaves, retired) in _claimed(period, r.holdings, forfeits).items()}
         assert fast == rule
@@ -276,9 +297,9 @@ def test_payments_made_without_their_constructor_are_the_constructors(deal):
     from ledger.daycount import year_fraction
     from projections.registration.payments import Payment
 
-    objs, as_of, forfeits = deal
+    objs, as_of, readings = deal
     timeline = build_timeline(build(objs), as_of)
-    r = compute(timeline, resolve({"conversion_forfeits": forfeits}))
+    r = compute(timeline, resolve(readings))
     for pay in r.payments:
         values = {f.name: getattr(pay, f.name) for f in dataclasses.fields(Payment)}
         assert set(vars(pay)) == set(values)

@@ -5,13 +5,14 @@ Veterans Day 2004-11-11, Thanksgiving 2004-11-25."""
 
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 
 from icalendar import Calendar
 
 from publishing.icalendar_feed import feed
 from tests.cli_support import ok, refused, run
-from tests.support import build, d, ev, opened
+from ledger.store import Ledger
+from tests.support import T0, build, d, ev, opened
 from tests.test_agenda import _ledger
 
 LEHMAN = "Lehman Brothers Inc."
@@ -45,8 +46,10 @@ def test_round_trip_with_alarms_business_days_before(tmp_path):
     triggers = sorted(a["TRIGGER"].dt for a in v.walk("VALARM"))
     assert triggers == [datetime(2004, 10, day, 13, tzinfo=timezone.utc)
                         for day in (14, 21, 27)]
+    with Ledger(db, create=False) as ledger:   # b's default (i): its trigger, the opening
+        opened_b = next(r["id"] for r in ledger.records() if r["deal"] == "b")
     assert {"file-shelf@a.deal-ledger", "file-shelf@b.deal-ledger",
-            "notify-trustee/(i)/1@b.deal-ledger"} <= set(found)
+            f"notify-trustee/(i)/{opened_b}@b.deal-ledger"} <= set(found)
 
 
 def test_discharged_obligations_are_cancelled(tmp_path):
@@ -91,10 +94,13 @@ def test_a_retraction_that_moves_a_deadline_changes_only_that_event():
             ev("QuestionnaireRequested", "2004-11-10", holders=[LEHMAN])]
     fixed = base + [ev("EventRetracted", "2004-11-12", event_id="e5", reason="wrong date"),
                     ev("QuestionnaireRequested", "2004-11-12", holders=[LEHMAN])]
+    # the retraction and its replacement in one batch, as ``correct`` records them
+    at = [T0 + timedelta(minutes=k) for k in range(1, 6)] + [T0 + timedelta(minutes=6)] * 2
     before = events_of(feed({"rra": build(base)}, as_of=d("2004-11-20"), remind=(1,)))
-    after = events_of(feed({"rra": build(fixed)}, as_of=d("2004-11-20"), remind=(1,)))
+    after = events_of(feed({"rra": build(fixed, recorded=at)}, as_of=d("2004-11-20"),
+                           remind=(1,)))
     assert set(before) == set(after)
-    moved = f"questionnaire/{LEHMAN}/1@rra.deal-ledger"
+    moved = f"questionnaire/{LEHMAN}/e5@rra.deal-ledger"   # keyed by the first request
     # 20 Business Days after 2004-11-10 is 2004-12-10 (SPEC §8 example 3); after
     # 2004-11-12 (Fri): Nov 15-19 (5), 22-24 (8), 26 (9), 29-30 (11), Dec 1-3 (14),
     # 6-10 (19), 13 (20) -> 2004-12-13, a Monday
@@ -116,23 +122,26 @@ def test_a_retraction_that_moves_a_deadline_changes_only_that_event():
 
 def test_an_obligation_a_correction_withdrew_is_cancelled_under_its_own_uid():
     # a review (stop 19): of two Suspension Periods the first was recorded in error and
-    # withdrawn; end-suspension/1 moved onto the second period and /2 vanished, so a
-    # calendar program kept showing both. /2 is now CANCELLED, its SEQUENCE one higher
+    # withdrawn; with ordinal keys end-suspension/1 moved onto the second period and /2
+    # vanished, so a calendar program kept showing both. Keyed by its SuspensionStarted,
+    # the first is now CANCELLED under its own UID, its SEQUENCE one higher, and the
+    # second is untouched
     periods = [ev("SuspensionStarted", "2005-03-01", material_transaction=False),
                ev("SuspensionEnded", "2005-03-20"),
                ev("SuspensionStarted", "2005-08-01", material_transaction=False),
                ev("SuspensionEnded", "2005-08-20")]
     base = [opened(), ev("NotesIssued", "2004-06-30", holder=LEHMAN, principal="60000000"),
             ev("ShelfFiled", "2004-07-13"), ev("ShelfEffective", "2004-10-01"), *periods]
+    # the first period's start and end retracted in one batch (judged as a whole)
     fixed = base + [ev("EventRetracted", "2005-09-01", event_id=f"e{k}", reason="in error")
-                    for k in (8, 7, 6, 5)] + periods[2:]
+                    for k in (5, 6)]
     before = events_of(feed({"rra": build(base)}, as_of=d("2005-12-31")))
     after = events_of(feed({"rra": build(fixed)}, as_of=d("2005-12-31")))
-    one, two = (f"end-suspension/{k}@rra.deal-ledger" for k in (1, 2))
+    one, two = (f"end-suspension/{k}@rra.deal-ledger" for k in ("e5", "e7"))
     # each period's 45th day: 03-01 + 44 = 04-14, 08-01 + 44 = 09-14
     assert [(before[u]["DTSTART"].dt, str(before[u]["STATUS"])) for u in (one, two)] == [
         (date(2005, 4, 14), "CONFIRMED"), (date(2005, 9, 14), "CONFIRMED")]
     assert [(after[u]["DTSTART"].dt, str(after[u]["STATUS"]), int(after[u]["SEQUENCE"]))
-            for u in (one, two)] == [(date(2005, 9, 14), "CONFIRMED", 1),
-                                     (date(2005, 9, 14), "CANCELLED", 1)]
+            for u in (one, two)] == [(date(2005, 4, 14), "CANCELLED", 1),
+                                     (date(2005, 9, 14), "CONFIRMED", 0)]
     assert set(after) == set(before)

@@ -13,7 +13,7 @@ import pytest
 
 from projections.report import report
 from tests import letter_support as L
-from tests.support import build, d, ev, opened
+from tests.support import build, d, ev, keyed, opened
 
 LEHMAN = "Lehman Brothers Inc."
 
@@ -35,6 +35,7 @@ def duties(objs, as_of, **interpret):
 
 
 def duty(objs, as_of, key, **interpret):
+    key = keyed(objs, key)   # the trigger named by type (projections.obligations.identity)
     [o] = [o for o in duties(objs, as_of, **interpret) if o["key"] == key]
     return o
 
@@ -113,16 +114,17 @@ def test_keep_effective_due_violated_cured_discharged():
 
 def test_cure_unusable_states():
     broken = rra(ev("ShelfUnusable", "2005-02-01", reason="stop_order"))
-    assert duty(broken, "2005-02-07", "cure-unusable/1")["state"] == "upcoming"
-    o = duty(broken, "2005-02-08", "cure-unusable/1")
+    assert duty(broken, "2005-02-07", "cure-unusable/#ShelfUnusable")["state"] == "upcoming"
+    o = duty(broken, "2005-02-08", "cure-unusable/#ShelfUnusable")
     assert (o["due"], o["state"]) == ("2005-02-08", "due")
-    o = duty(broken, "2005-02-10", "cure-unusable/1")
+    o = duty(broken, "2005-02-10", "cure-unusable/#ShelfUnusable")
     assert (o["state"], o["violated_since"]) == ("violated", "2005-02-09")
     on_time = broken + [ev("ShelfUsable", "2005-02-09", cure="order_lifted")]
-    o = duty(on_time, "2005-03-01", "cure-unusable/1")   # accrual [Feb 9, Feb 9) is empty
+    # accrual [Feb 9, Feb 9) is empty
+    o = duty(on_time, "2005-03-01", "cure-unusable/#ShelfUnusable")
     assert (o["state"], o["by"]) == ("fulfilled", "ShelfUsable on 2005-02-09")
     late = broken + [ev("ShelfUsable", "2005-02-15", cure="order_lifted")]
-    o = duty(late, "2005-03-01", "cure-unusable/1")
+    o = duty(late, "2005-03-01", "cure-unusable/#ShelfUnusable")
     assert (o["state"], o["cured_on"]) == ("cured", "2005-02-15")
     assert o["triggered"] == ["Registration Default (iii) (RRA §3(a)(iii)): Additional "
                               "Interest from 2005-02-09 to 2005-02-15"]
@@ -133,11 +135,11 @@ def test_cure_unusable_excused_inside_a_permitted_suspension_and_discharged_afte
                   ev("ShelfUnusable", "2005-02-02", reason="material_misstatement"),
                   ev("ShelfUsable", "2005-02-20", cure="prospectus_supplement"),
                   ev("SuspensionEnded", "2005-02-25"))
-    o = duty(covered, "2005-03-01", "cure-unusable/1")
+    o = duty(covered, "2005-03-01", "cure-unusable/#ShelfUnusable")
     assert o["state"] == "excused" and "§4(b)(i)" in o["by"]
     # the Effectiveness Period ended 2006-10-01 (second anniversary of 2004-10-01)
     after = rra(ev("ShelfUnusable", "2007-01-10", reason="stop_order"))
-    o = duty(after, "2007-02-01", "cure-unusable/1")
+    o = duty(after, "2007-02-01", "cure-unusable/#ShelfUnusable")
     assert o["state"] == "discharged"
 
 
@@ -146,16 +148,16 @@ def test_cure_unusable_excused_inside_a_permitted_suspension_and_discharged_afte
 def test_end_suspension_states():
     start = rra(ev("SuspensionStarted", "2005-03-01", material_transaction=False))
     # its 45th day: 2005-03-01 + 44 days = 2005-04-14 (a Thursday)
-    o = duty(start, "2005-04-01", "end-suspension/1")
+    o = duty(start, "2005-04-01", "end-suspension/#SuspensionStarted")
     assert (o["due"], o["state"]) == ("2005-04-14", "upcoming")
-    assert duty(start, "2005-04-14", "end-suspension/1")["state"] == "due"
-    o = duty(start, "2005-04-16", "end-suspension/1")
+    assert duty(start, "2005-04-14", "end-suspension/#SuspensionStarted")["state"] == "due"
+    o = duty(start, "2005-04-16", "end-suspension/#SuspensionStarted")
     assert (o["state"], o["violated_since"]) == ("violated", "2005-04-15")
     ended = start + [ev("SuspensionEnded", "2005-04-10")]
-    o = duty(ended, "2005-05-01", "end-suspension/1")
+    o = duty(ended, "2005-05-01", "end-suspension/#SuspensionStarted")
     assert (o["state"], o["by"]) == ("fulfilled", "SuspensionEnded on 2005-04-10")
     late = start + [ev("SuspensionEnded", "2005-04-20")]
-    o = duty(late, "2005-05-01", "end-suspension/1")
+    o = duty(late, "2005-05-01", "end-suspension/#SuspensionStarted")
     assert (o["state"], o["cured_on"]) == ("cured", "2005-04-20")
     assert o["triggered"] == ["Registration Default (iv)(A) (RRA §3(a)(iv)(A)): Additional "
                               "Interest from 2005-04-15 to 2005-04-20"]
@@ -167,14 +169,14 @@ def test_end_suspension_due_is_the_window_limit_when_it_comes_first():
     objs = rra(ev("SuspensionStarted", "2005-03-01", material_transaction=False),
                ev("SuspensionEnded", "2005-03-31"),
                ev("SuspensionStarted", "2005-04-10", material_transaction=False))
-    o = duty(objs, "2005-04-20", "end-suspension/2")
+    o = duty(objs, "2005-04-20", "end-suspension/#SuspensionStarted:1")
     assert (o["due"], o["state"]) == ("2005-04-24", "upcoming")
     assert o["interpretations"]["window_material_allowance"] == "period"
 
 
 def test_end_suspension_discharged_by_the_end_of_the_effectiveness_period():
     objs = rra(ev("SuspensionStarted", "2006-09-20", material_transaction=False))
-    o = duty(objs, "2006-10-05", "end-suspension/1")
+    o = duty(objs, "2006-10-05", "end-suspension/#SuspensionStarted")
     assert (o["state"], o["since"]) == ("discharged", "2006-10-01")
 
 
@@ -183,15 +185,15 @@ def test_end_suspension_discharged_by_the_end_of_the_effectiveness_period():
 def test_trustee_notice_states():
     late_eff = rra(effective="2004-11-15")
     # default (ii) date 2004-10-28 (Thu) + 2 Business Days: Fri 10-29, Mon 11-01
-    o = duty(late_eff, "2004-10-29", "notify-trustee/(ii)/1")
+    o = duty(late_eff, "2004-10-29", "notify-trustee/(ii)/#DealOpened")
     assert (o["due"], o["state"]) == ("2004-11-01", "upcoming")
-    assert duty(late_eff, "2004-11-01", "notify-trustee/(ii)/1")["state"] == "due"
-    o = duty(late_eff, "2004-11-02", "notify-trustee/(ii)/1")
+    assert duty(late_eff, "2004-11-01", "notify-trustee/(ii)/#DealOpened")["state"] == "due"
+    o = duty(late_eff, "2004-11-02", "notify-trustee/(ii)/#DealOpened")
     assert (o["state"], o["violated_since"]) == ("violated", "2004-11-02")
     on_time = late_eff + [ev("TrusteeNotified", "2004-10-29")]
-    assert duty(on_time, "2004-12-01", "notify-trustee/(ii)/1")["state"] == "fulfilled"
+    assert duty(on_time, "2004-12-01", "notify-trustee/(ii)/#DealOpened")["state"] == "fulfilled"
     late = late_eff + [ev("TrusteeNotified", "2004-11-05")]
-    o = duty(late, "2004-12-01", "notify-trustee/(ii)/1")
+    o = duty(late, "2004-12-01", "notify-trustee/(ii)/#DealOpened")
     assert (o["state"], o["cured_on"]) == ("cured", "2004-11-05")
 
 
@@ -200,13 +202,13 @@ def test_trustee_notice_states():
 def test_advise_holders_states():
     # ShelfFiled 2004-07-13 (Tue) + 5 Business Days: Jul 14, 15, 16, 19, 20 -> 2004-07-20
     objs = rra(effective=None)
-    o = duty(objs, "2004-07-16", "advise-holders/ShelfFiled/1")
+    o = duty(objs, "2004-07-16", "advise-holders/ShelfFiled/#ShelfFiled")
     assert (o["due"], o["state"]) == ("2004-07-20", "upcoming")
-    assert duty(objs, "2004-07-21", "advise-holders/ShelfFiled/1")["state"] == "violated"
+    assert duty(objs, "2004-07-21", "advise-holders/ShelfFiled/#ShelfFiled")["state"] == "violated"
     ok = objs + [ev("HoldersAdvised", "2004-07-15")]
-    assert duty(ok, "2004-08-01", "advise-holders/ShelfFiled/1")["state"] == "fulfilled"
+    assert duty(ok, "2004-08-01", "advise-holders/ShelfFiled/#ShelfFiled")["state"] == "fulfilled"
     late = objs + [ev("HoldersAdvised", "2004-07-22")]
-    assert duty(late, "2004-08-01", "advise-holders/ShelfFiled/1")["state"] == "cured"
+    assert duty(late, "2004-08-01", "advise-holders/ShelfFiled/#ShelfFiled")["state"] == "cured"
 
 
 # --- RRA §2(b), §4(d): Questionnaires and amendments for late ones -----------------
@@ -218,7 +220,7 @@ def test_questionnaire_states():
     # SPEC §8 example 3: 20 Business Days after 2004-11-10 is 2004-12-10 (Veterans Day
     # 11-11 and Thanksgiving 11-25 skipped)
     objs = rra(ASKED)
-    q = f"questionnaire/{LEHMAN}/1"
+    q = f"questionnaire/{LEHMAN}/#QuestionnaireRequested"
     o = duty(objs, "2004-12-01", q)
     assert (o["due"], o["state"], o["party"]) == ("2004-12-10", "upcoming", "Holder")
     assert duty(objs, "2004-12-10", q)["state"] == "due"
@@ -236,7 +238,7 @@ def test_late_questionnaire_amendment_states():
     # received 2004-12-15 (Wed) + 10 Business Days: Dec 16, 17, 20, 21, 22, 23, 24 (open:
     # Christmas fell on a Saturday), 27, 28, 29 -> 2004-12-29
     late = rra(ASKED, ev("QuestionnaireDelivered", "2004-12-15", holder=LEHMAN))
-    key = f"late-questionnaire-amendment/{LEHMAN}/1"
+    key = f"late-questionnaire-amendment/{LEHMAN}/#QuestionnaireDelivered"
     o = duty(late, "2004-12-20", key)
     assert (o["due"], o["state"]) == ("2004-12-29", "upcoming")
     assert duty(late, "2004-12-29", key)["state"] == "due"
@@ -254,7 +256,7 @@ def test_late_questionnaire_amendment_excused_at_one_million_or_less():
     objs = rra(ev("QuestionnaireRequested", "2004-11-10", holders=[small]),
                ev("QuestionnaireDelivered", "2004-12-15", holder=small),
                holders={LEHMAN: "59000000", small: "1000000"})
-    o = duty(objs, "2005-01-05", f"late-questionnaire-amendment/{small}/1")
+    o = duty(objs, "2005-01-05", f"late-questionnaire-amendment/{small}/#QuestionnaireDelivered")
     # "more than $1 million": 1,000,000 is not more
     assert o["state"] == "excused" and "1000000" in o["by"].replace(",", "")
 
@@ -319,8 +321,8 @@ def test_true_up_due_then_fulfilled():
     x = int(Decimal(3_000_000) / p2)  # aggregate price unchanged, whole shares down
     owed = x - 1_000_000
     [o] = _letter(L.camden_137(1_000_000))
-    assert (o["key"], o["state"], o["due"], o["shares"]) == ("true-up/W/1", "due",
-                                                              "2002-09-01", owed)
+    key = keyed(L.camden_137(1_000_000), "true-up/W/#WarrantsExercised")
+    assert (o["key"], o["state"], o["due"], o["shares"]) == (key, "due", "2002-09-01", owed)
     settled = L.camden_137(1_000_000) + [L.e("TrueUpSharesIssued", "2002-10-01",
                                              instrument="W", shares=owed)]
     [o] = _letter(settled)
@@ -371,16 +373,17 @@ def test_advice_waived_by_a_majority_of_holders_is_discharged():
     # advice of the filing 2004-07-13 was due 2004-07-20 and never given
     objs = rra(ev("ConsentGiven", "2004-08-02", holder=LEHMAN, matter="waive §4(b)(iii) advice"),
                effective=None, holders={LEHMAN: "40000000", "Other": "20000000"})
-    o = duty(objs, "2004-08-10", "advise-holders/ShelfFiled/1")
+    o = duty(objs, "2004-08-10", "advise-holders/ShelfFiled/#ShelfFiled")
     assert (o["state"], o["since"], o["violated_since"]) == ("discharged", "2004-08-02",
                                                             "2004-07-21")
     assert "§10(D)" in o["by"] and o["by_event"] == "e5"
     # before the consent it was violated; a minority consent waives nothing
-    assert duty(objs, "2004-08-01", "advise-holders/ShelfFiled/1")["state"] == "violated"
+    assert duty(objs, "2004-08-01", "advise-holders/ShelfFiled/#ShelfFiled")["state"] == "violated"
     minority = rra(ev("ConsentGiven", "2004-08-02", holder="Other",
                       matter="waive §4(b)(iii) advice"),
                    effective=None, holders={LEHMAN: "40000000", "Other": "20000000"})
-    assert duty(minority, "2004-08-10", "advise-holders/ShelfFiled/1")["state"] == "violated"
+    assert duty(minority, "2004-08-10",
+                "advise-holders/ShelfFiled/#ShelfFiled")["state"] == "violated"
 
 
 def test_true_up_earned_again_after_a_settlement_is_due_from_the_vesting_that_earned_it():

@@ -78,10 +78,11 @@ def test_a_material_misstatement_and_the_supplement_curing_it_are_each_advised()
     supplement = deadline(rep, "advise the selling Holders: a Prospectus supplement was filed")
     # (A): Fri 2005-03-04 + 5 Business Days: 7, 8, 9, 10, 11; the advice names e5 only
     assert (supplement["due"], supplement["status"]) == ("2005-03-11", "missed")
+    # each keyed by the event it advises of (e3 filed, e4 effective, e5, e6)
     keys = [o["key"] for o in rep["obligations"] if o["kind"] == "advise-holders"]
-    assert keys == ["advise-holders/ShelfFiled/1", "advise-holders/ShelfEffective/1",
-                    "advise-holders/ShelfUnusable-material_misstatement/1",
-                    "advise-holders/ShelfUsable-prospectus_supplement/1"]
+    assert keys == ["advise-holders/ShelfFiled/e3", "advise-holders/ShelfEffective/e4",
+                    "advise-holders/ShelfUnusable-material_misstatement/e5",
+                    "advise-holders/ShelfUsable-prospectus_supplement/e6"]
 
 
 def test_a_supplement_recorded_as_an_amendment_too_is_advised_once():

@@ -261,7 +261,7 @@ def test_retracting_the_effectiveness_before_a_sale_under_the_shelf_is_refused(s
         with pytest.raises(RuleViolation) as err:
             ledger.append(batch(ev("EventRetracted", "2005-03-01", event_id=effective,
                                    reason="entered in error")))
-        assert "before the shelf was effective" in str(err.value)
+        assert "barred: the shelf is not effective" in str(err.value)
 
 
 def test_converted_notes_leave_conversion_shares_restricted(store_url):

@@ -231,7 +231,10 @@ def test_each_formula_is_accepted(formula):
 def test_defaults_fill_in_missing_optional_terms():
     minimal = {"closing_date": "2004-06-30", "first_interest_payment_date": "2005-01-15",
                "maturity": "2024-07-15", "conversion_price": "15.36"}
-    assert validate_terms("registration_rights", minimal) == TEMPLATES[RRA]["terms"]
+    # every term but the maximum principal, which an agreement states (the Infocrossing
+    # preamble: $60,000,000, $72,000,000 with the option in full); none stated, none checked
+    assert validate_terms("registration_rights", minimal) == {
+        **TEMPLATES[RRA]["terms"], "maximum_principal": None}
 
 
 # ---------------------------------------------------------------------- refusals

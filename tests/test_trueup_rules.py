@@ -66,9 +66,16 @@ def test_one_days_events_take_effect_in_a_fixed_order_whatever_their_seq():
             ev("CapitalizationRecorded", "2002-09-01", deal="ltr", common_outstanding=10),
             ev("AdjustmentRecorded", "2002-09-01", deal="ltr", instrument="all",
                new_price="1.00", reason="split")]
-    kinds = [x.type for x in in_effect_order(build(objs))]
+    kinds = [x.type for x in in_effect_order(build(objs),
+                                             {"same_day_adjustment": "before_others"})]
     assert kinds == ["CapitalizationRecorded", "AdjustmentRecorded", "CamdenWarrantsVested",
                      "WarrantsExercised", "TrueUpSharesIssued"]
+    # as_recorded (the default): the adjustment, recorded last, takes effect after the
+    # vesting and the exercise (which the vesting_first reading takes after the vesting);
+    # the capitalization still counts for the vesting, the true-up shares still come last
+    kinds = [x.type for x in in_effect_order(build(objs))]
+    assert kinds == ["CapitalizationRecorded", "CamdenWarrantsVested", "WarrantsExercised",
+                     "AdjustmentRecorded", "TrueUpSharesIssued"]
 
 
 def test_only_exercises_before_february_1_2004_are_eligible():

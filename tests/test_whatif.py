@@ -57,7 +57,9 @@ COVERED = {"default_date", "rate_after_second_anniversary", "overlapping_default
            "window_breach", "default_after_effectiveness_period", "trueup_dividends",
            "questionnaire_entitlement_judged_on", "registered_securities",
            "window_material_allowance", "rate_clock",
-           "trueup_adjustments", "camden_tranche_order", "same_day_vesting_and_exercise"}
+           "trueup_adjustments", "camden_tranche_order", "same_day_vesting_and_exercise",
+           "conversion_judged_on", "shelf_buyer_paid", "same_day_adjustment",
+           "later_camden_issuance"}
 
 
 def _reading(name):
@@ -287,6 +289,60 @@ def test_same_day_vesting_and_exercise():
     # vesting_first: priced at 2.9286, no true-up; exercise_first: priced at 3.00, then
     # x = 300,000 / 2.9286 = 102,438, owed 2,438
     assert rows(result)["true_up.holders.DB Capital Investors, L.P..owed"] == (0, 2_438)
+
+
+def test_conversion_judged_on():
+    alpha = "Alpha Fund"
+    events = build([opened(), ev("NotesIssued", "2004-06-30", holder=LEHMAN,
+                                 principal="40000000"),
+                    ev("NotesIssued", "2004-06-30", holder=alpha, principal="20000000"), *EX1,
+                    ev("NotesConverted", "2005-01-17", holder=alpha, principal="20000000",
+                       shares=1302083)])
+    result = switched(events, "2005-02-01", **{_reading("conversion_judged_on"): "payment_day"})
+    # default (ii) 2004-10-29 to 11-15: 16 days (30/360); Alpha converted on Mon 01-17,
+    # after the Interest Payment Date Sat 01-15 and before the day it is paid (Tue 01-18,
+    # 01-17 being Martin Luther King Day): owed 20,000,000 x 0.25% x 16/360 = 2,222.22 on
+    # the Interest Payment Date; judged by the day of payment, forfeited: 0.00
+    assert rows(result)[f"{PAY_1}.amounts.{alpha}"] == (
+        money(Decimal(20_000_000) * Decimal("0.0025") * 16 / 360), "0.00") == ("2222.22",
+                                                                             "0.00")
+
+
+def test_shelf_buyer_paid():
+    buyer = "Buyer"
+    events = rra(*EX1, ev("NotesTransferred", "2004-12-01", from_holder=LEHMAN,
+                          to_holder=buyer, principal="60000000", under_shelf=True))
+    result = switched(events, "2005-02-01", **{_reading("shelf_buyer_paid"): "not_record_holder"})
+    # the buyer under the shelf holds the Notes on the record date 2005-01-01, as no
+    # longer Transfer Restricted: paid the 16 days they accrued while they were (SPEC §4.4),
+    # 60,000,000 x 0.25% x 16/360 = 6,666.67; not a Record Holder of TRS: nothing
+    assert rows(result)[f"{PAY_1}.amounts.{buyer}"] == ("6666.67", "0.00")
+
+
+def test_same_day_adjustment():
+    events = _letter(("CamdenWarrantsVested", "2003-01-01", {"warrants": 1_000_000}),
+                     ("AdjustmentRecorded", "2003-01-01",
+                      {"instrument": "W-1", "new_price": "2.70", "reason": "other issuance"}),
+                     issued=((1_000_000, "2.00"),))
+    result = switched(events, "2003-02-01", **{_reading("same_day_adjustment"): "before_others"})
+    # as recorded: the vesting (3.00 to 2.9091), then the adjustment sets 2.70; before the
+    # others: 2.70, then the vesting: (10,000,000 x 2.70 + 1,000,000 x 2.00) / 11,000,000
+    # = 29 / 11 = 2.636363... -> 2.6364
+    assert rows(result)["true_up.instruments[instrument=W-1].price"] == ("2.70", "2.6364")
+
+
+def test_later_camden_issuance():
+    camden = "Camden Partners Strategic Fund II-A, L.P."
+    events = _letter(("CamdenWarrantsVested", "2003-01-01", {"warrants": 1_000_000}),
+                     issued=())
+    later = build([ev("CamdenWarrantsIssued", "2002-06-01", deal="ltr", holder=camden,
+                      warrants=1_000_000, exercise_price="2.00")], start_seq=len(events) + 1)
+    events = events[:-1] + later + [events[-1]]
+    result = switched(events, "2003-02-01", **{_reading("later_camden_issuance"): "deferred"})
+    # issued 2002-06-01, after the Camden Warrant Agreement's date: not deferred, W-1 stays
+    # at 3.00; deferred: 3.00 x (10,000,000 + 1,000,000 x 2.00 / 3.00) / 11,000,000 =
+    # 32 / 11 = 2.909090... -> 2.9091
+    assert rows(result)["true_up.instruments[instrument=W-1].price"] == ("3.00", "2.9091")
 
 
 def test_every_interpretation_has_a_what_if_test():

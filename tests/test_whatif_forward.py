@@ -39,7 +39,8 @@ def test_if_we_file_on_a_later_day():
     assert rows["file-shelf"][0]["state"] == "violated"
     assert rows["file-shelf"][1]["state"] == "fulfilled"
     # advise the Holders within 5 Business Days of 07-14: 15, 16, 19, 20, 21 -> 07-21
-    assert rows["advise-holders/ShelfFiled/1"] == (
+    # (keyed by its trigger, the added filing: whatif-1)
+    assert rows["advise-holders/ShelfFiled/whatif-1"] == (
         None, {"due": "2004-07-21", "state": "upcoming", "amount": None})
     money = {r["figure"]: (r["baseline"], r["scenario"]) for r in ahead["diff"]}
     # default (i) accrues 07-16 through 07-20 in the baseline: 30/360 days 5;
@@ -55,7 +56,7 @@ def test_if_we_start_a_suspension_on_a_later_day():
     ahead = result["forward"]
     rows = by_key(ahead["obligations"])
     # its 45th day: 2005-03-01 + 44 = 2005-04-14; still open on 04-20: violated
-    assert rows["end-suspension/1"] == (
+    assert rows["end-suspension/whatif-1"] == (
         None, {"due": "2005-04-14", "state": "violated", "amount": None})
     money = {r["figure"]: (r["baseline"], r["scenario"]) for r in ahead["diff"]}
     # default (iv)(A) accrues 04-15 through 04-20: 30/360 days 6;

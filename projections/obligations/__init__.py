@@ -12,7 +12,8 @@ States: ``upcoming`` (not done, its last day is after ``as_of``), ``due`` (not d
 caused was cured: ``cured_on``, ``by_event``), ``excused`` (a proviso says the Company
 was not obliged) and ``discharged`` (it ended without performance being owed any more:
 the end of the Effectiveness Period, a waiver by a Majority of Holders (RRA §10(D)), no
-Camden Warrant left to vest).
+Camden Warrant left to vest) and ``unknown`` (owed, but its amount cannot be computed
+until a fact is recorded, which the obligation names: a true-up with no capitalization).
 """
 
 from .lifecycle import STATES, Duty, duties_json

@@ -34,23 +34,24 @@ def _unvested(true_up: Mapping[str, Any]) -> int:
 
 
 def true_up_duties(true_up: Mapping[str, Any],
-                   date_of: Callable[[str], date | None] = lambda event: None) -> list[Duty]:
+                   date_of: Callable[[str], date | None] = lambda event: None,
+                   root: Callable[[str], str] = lambda event: event) -> list[Duty]:
     """One obligation per exercise or conversion before the cutoff (Letter ¶3):
+    ``unknown`` when a vesting's true-up cannot be computed (``_unknown``);
     ``upcoming`` while nothing is earned and Camden Warrants may still vest;
     ``discharged`` when nothing is earned and none can (all vested or cancelled);
     ``due`` while some are outstanding, from the vesting at which the shares earned so far
     first exceeded all those issued; ``fulfilled`` by the TrueUpSharesIssued that settled
-    it, since its day (``date_of``: an event id's date)."""
+    it, since its day (``date_of``: an event id's date). Keyed by the exercise
+    (``root``: the first event of its correction chain, ``identity``)."""
     unvested = _unvested(true_up)
     out = []
-    seen: dict[str, int] = {}
     for ex in true_up["exercises"]:
         if not ex["eligible"]:
             continue
-        seen[ex["instrument"]] = n = seen.get(ex["instrument"], 0) + 1
         earned_at = [v for v in ex["vestings"] if v["increment"] > 0]
         issues = [i["event"] for i in ex.get("true_up_shares", ())]
-        common = dict(key=f"true-up/{ex['instrument']}/{n}", kind="true-up",
+        common = dict(key=f"true-up/{ex['instrument']}/{root(ex['event'])}", kind="true-up",
                       obligation=f"issue {ex['holder']} the true-up shares for the "
                                  f"{ACT.get(ex['type'], ex['type'])} of {ex['instrument']} on "
                                  f"{ex['date']}",
@@ -60,6 +61,9 @@ def true_up_duties(true_up: Mapping[str, Any],
                       events=tuple(dict.fromkeys(
                           [ex["event"], *(i for v in ex["vestings"] for i in v["events"]),
                            *issues])))
+        if ex.get("unknown"):
+            out.append(_unknown(ex, common))
+            continue
         if ex["owed"] == 0:
             if unvested:
                 out.append(Duty(due=None, state="upcoming", shares=0,
@@ -92,6 +96,22 @@ def true_up_duties(true_up: Mapping[str, Any],
     return out
 
 
+def _unknown(ex: Mapping[str, Any], common: dict[str, Any]) -> Duty:
+    """Letter ¶3, SPEC §5.2: a Camden tranche vested below the price in force, so the
+    price falls and shares are owed, but how many cannot be computed: the weighted
+    average needs the common shares outstanding, and none is recorded on or before the
+    vesting. Not ``discharged`` (nothing says none is owed): ``unknown`` from that
+    vesting until the capitalization is recorded, naming the fact to record (issue 30)."""
+    day = date.fromisoformat(ex["unknown"][0]["date"])
+    missing = f"record the capitalization on or before {day} to compute the true-up"
+    return Duty(**{**common, "obligation": f"{common['obligation']}: {missing}"},
+                due=day, state="unknown", since=day,
+                explanation=f"shares are owed for the vesting of {day}, their number is "
+                            f"unknown: the weighted average needs the common shares "
+                            f"outstanding, and no CapitalizationRecorded is dated on or "
+                            f"before {day} (SPEC §5.2); {missing}")
+
+
 def exercises_of(history) -> dict[str, Any]:
     """The fields ``true_up_duties`` reads, straight from the true-up replay
     (``projections.trueup.replay.History``), without building the report part (the
@@ -109,6 +129,7 @@ def exercises_of(history) -> dict[str, Any]:
                     "type": ex.type, "date": ex.date.isoformat(), "eligible": ex.eligible,
                     "owed": acc.earned, "issued": acc.issued, "outstanding": acc.outstanding,
                     "vestings": vestings,
-                    "true_up_shares": [{"event": e, "shares": n} for e, n in acc.issues]})
+                    "true_up_shares": [{"event": e, "shares": n} for e, n in acc.issues],
+                    "unknown": [{"vesting": v, "date": d.isoformat()} for d, v in acc.unknown]})
     unvested = sum(iss.unvested for iss in history.book)
     return {"exercises": out, "camden": {"all": {"unvested": unvested}}}

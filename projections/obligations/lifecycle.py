@@ -11,8 +11,9 @@ from typing import Any, Mapping
 
 from projections.registration.money import fixed
 
-STATES = ("upcoming", "due", "fulfilled", "violated", "cured", "excused", "discharged")
-OPEN = frozenset(("upcoming", "due", "violated"))
+STATES = ("upcoming", "due", "fulfilled", "violated", "cured", "excused", "discharged",
+          "unknown")
+OPEN = frozenset(("upcoming", "due", "violated", "unknown"))
 """The states of an obligation still to be performed on its ``as_of``: what the agenda
 lists (``outlook(..., open_only=True)``)."""
 ONE_DAY = timedelta(days=1)
@@ -22,8 +23,10 @@ ONE_DAY = timedelta(days=1)
 class Duty:
     """An obligation and its state on ``as_of``.
 
-    ``key`` is stable across corrections (the kind and the ordinal of its trigger, never
-    an event id), so a calendar can follow one obligation whose date moves. ``due`` is
+    ``key`` is stable across corrections (the kind and the id of its trigger, followed
+    back to the first event of its correction chain: ``identity``), so a calendar can
+    follow one obligation whose date moves, and a late-recorded earlier trigger only adds
+    one. ``due`` is
     the last day to perform. ``since`` is the day the state began. ``by``/``by_event``
     say what fulfilled, cured, excused or discharged it. ``triggers`` names what a
     violation sets off (shown while it has not happened: the at-risk view). Treated as

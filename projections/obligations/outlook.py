@@ -80,10 +80,11 @@ def outlook(events: Iterable[Event], *, as_of: date, start: date | None = None,
     else:
         from projections.trueup.replay import replay
 
+        from .identity import correction_roots
         from .letter import event_dates, exercises_of, true_up_duties
 
         duties = true_up_duties(exercises_of(replay(timeline, readings)),
-                                event_dates(timeline.by_id))
+                                event_dates(timeline.by_id), correction_roots(timeline.by_id))
         if open_only:
             duties = [d for d in duties if d.state in OPEN]
         risks = []

@@ -13,7 +13,7 @@ import re
 from dataclasses import replace
 from datetime import date, timedelta
 from decimal import Decimal
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from projections.registration import deadlines
 from projections.registration.defaults import (RegistrationDefault, permitted_suspension,
@@ -22,6 +22,7 @@ from projections.registration.engine import Registration
 from projections.registration.suspensions import SuspensionPeriod, breaches
 from projections.timeline import Timeline
 
+from .identity import correction_roots, trigger_keys
 from .lifecycle import ONE_DAY, OPEN, Duty, deadline_state, pending
 
 COMPANY, HOLDER = "Company", "Holder"
@@ -110,7 +111,8 @@ def keep_effective(r: Registration) -> list[Duty]:
     return [Duty(state="due", since=shelf.effective_on, **common)]
 
 
-def cure_unusable(r: Registration, t: Timeline, open_only: bool = False) -> list[Duty]:
+def cure_unusable(r: Registration, t: Timeline, open_only: bool = False,
+                  root: Callable[[str], str] | None = None) -> list[Duty]:
     """RRA §3(a)(iii): a shelf that ceases to be effective or usable during the
     Effectiveness Period must be cured within five Business Days, "except as provided in
     Section 4(b)(i)" (days inside a permitted Suspension Period: ``excused``). The due day
@@ -122,10 +124,11 @@ def cure_unusable(r: Registration, t: Timeline, open_only: bool = False) -> list
     permitted = permitted_suspension(r.suspensions, r.breaches, r.as_of)
     found, _ = unusable_defaults(r.shelf, r.terms, t.calendar, r.readings, r.as_of, permitted)
     out = []
-    for n, span in enumerate(r.shelf.unusable, 1):
+    root = root or correction_roots(t.by_id)
+    keys = trigger_keys("cure-unusable", (("", root(s.events[0])) for s in r.shelf.unusable))
+    for key, span in zip(keys, r.shelf.unusable):
         mine = [d for d in found if d.events == span.events]
         listed = [d for d in r.defaults if d.kind == "(iii)" and d.events == span.events]
-        key = f"cure-unusable/{n}"
         what = f"cure the shelf unusable from {span.start} ({span.reason}) within " \
                f"{r.terms.cure_business_days} Business Days"
         cure_event = span.events[-1] if span.end is not None else None
@@ -189,7 +192,8 @@ def room(periods: Sequence[SuspensionPeriod], start: date, material: bool,
     return out
 
 
-def end_suspensions(r: Registration, open_only: bool = False) -> list[Duty]:
+def end_suspensions(r: Registration, t: Timeline, open_only: bool = False,
+                    root: Callable[[str], str] | None = None) -> list[Duty]:
     """RRA §4(b)(i), §3(a)(iv): each Suspension Period must end within the Company's right
     to suspend: by its 45th (60th with a material transaction) day, and within 45 (60) in
     any 90 days and 90 in any 360. Due: the last day every limit allows (for a period
@@ -198,7 +202,9 @@ def end_suspensions(r: Registration, open_only: bool = False) -> list[Duty]:
     periods still open: one that has ended is fulfilled or cured, whatever its due day."""
     limits = r.terms.suspension_limits
     out = []
-    for n, p in enumerate(r.suspensions, 1):
+    root = root or correction_roots(t.by_id)
+    keys = trigger_keys("end-suspension", (("", root(p.events[0])) for p in r.suspensions))
+    for key, p in zip(keys, r.suspensions):
         if open_only and (p.end is not None or r.shelf.period_end is not None
                           and r.shelf.period_end <= r.as_of):
             continue
@@ -206,7 +212,7 @@ def end_suspensions(r: Registration, open_only: bool = False) -> list[Duty]:
         due = min(d for d, _ in allowed.values()) if allowed else p.last_permitted_day(limits)
         mine = [d for d in r.defaults if d.kind in DEFAULT_KINDS
                 and set(d.events) & set(p.events) and d.accrual_from > p.start]
-        common = dict(key=f"end-suspension/{n}", kind="end-suspension",
+        common = dict(key=key, kind="end-suspension",
                       obligation=f"end the Suspension Period begun {p.start} within the right "
                                  f"to suspend", clause="RRA §4(b)(i), §3(a)(iv)",
                       party=COMPANY, due=due, events=p.events,
@@ -233,46 +239,48 @@ def end_suspensions(r: Registration, open_only: bool = False) -> list[Duty]:
     return out
 
 
-def _ordinal_keys(prefix: str, groups: Sequence[str]) -> list[str]:
-    """``prefix/group/n``: the n-th obligation of its group, stable under corrections."""
-    seen: dict[str, int] = {}
-    out = []
-    for g in groups:
-        seen[g] = seen.get(g, 0) + 1
-        out.append(f"{prefix}/{g}/{seen[g]}")
-    return out
+def _trigger(ids: Sequence[str], t: Timeline) -> str:
+    """What triggers a Registration Default's notice, of its events: the latest
+    Suspension Period begun (the one a (iv) or window breach is of; its events list the
+    others counted in the window), else the first (the ShelfUnusable of a (iii), the
+    DealOpened of an (i) or (ii))."""
+    starts = [t.by_id[i] for i in ids if t.by_id[i].type == "SuspensionStarted"]
+    return max(starts, key=lambda e: (e.date, e.seq)).id if starts else ids[0]
 
 
-def notices(r: Registration, t: Timeline, open_only: bool = False) -> list[Duty]:
+def notices(r: Registration, t: Timeline, open_only: bool = False,
+            root: Callable[[str], str] | None = None) -> list[Duty]:
     """RRA §3(b) notify the Trustee within two Business Days after each default date;
     RRA §4(b)(iii) advise the selling Holders within five Business Days of a filing,
     effectiveness, amendment, supplement, stop order or material misstatement. A miss
     triggers no Additional Interest."""
     trustee = r.by_rule["trustee"]   # deadlines.trustee_notices, as the engine made them
+    root = root or correction_roots(t.by_id)
     kinds = []
     seen: set[tuple] = set()
     for d in r.defaults:
         if (d.kind, d.default_date, d.events) not in seen:
             seen.add((d.kind, d.default_date, d.events))
-            kinds.append(d.kind)
+            kinds.append((d.kind, root(_trigger(d.events, t))))
     out = [_from_deadline(o, k, "notify-trustee", t, r.as_of, open_only=open_only)
-           for o, k in zip(trustee, _ordinal_keys("notify-trustee", kinds))]
+           for o, k in zip(trustee, trigger_keys("notify-trustee", kinds))]
     advise = r.by_rule["advise"]     # deadlines.advise_holders
     triggers = []
     for o in advise:
         e = t.by_id[o.events[0]]
-        # the keys a stop order and the filings had before (D) and the cures joined them
+        # the names a stop order and the filings had before (D) and the cures joined them
         suffix = (f"-{e.data['kind']}" if e.type == "AmendmentFiled" else
                   f"-{e.data['cure']}" if e.type == "ShelfUsable" else
                   f"-{e.data['reason']}" if e.type == "ShelfUnusable"
                   and e.data["reason"] != "stop_order" else "")
-        triggers.append(e.type + suffix)
+        triggers.append((e.type + suffix, root(e.id)))
     out += [_from_deadline(o, k, "advise-holders", t, r.as_of, open_only=open_only)
-            for o, k in zip(advise, _ordinal_keys("advise-holders", triggers))]
+            for o, k in zip(advise, trigger_keys("advise-holders", triggers))]
     return [d for d in out if d is not None]
 
 
-def questionnaires(r: Registration, t: Timeline, open_only: bool = False) -> list[Duty]:
+def questionnaires(r: Registration, t: Timeline, open_only: bool = False,
+                   root: Callable[[str], str] | None = None) -> list[Duty]:
     """RRA §2(b), §4(d): each Holder asked delivers its Questionnaire by the 20th Business
     Day after the request (a Holder's obligation; a miss costs its Additional Interest,
     RRA §3(a), and obliges the Company to an amendment if it arrives late); the Company
@@ -284,16 +292,19 @@ def questionnaires(r: Registration, t: Timeline, open_only: bool = False) -> lis
         deadline_state(o.due, o.met_on or o.late_on, r.as_of)[0] in OPEN
         for o in r.by_rule["questionnaire"]) else deadlines.questionnaire_deadlines(
         r.questionnaires, r.terms, r.as_of)
+    root = root or correction_roots(t.by_id)
+    # keyed by the request, and a late Questionnaire's amendment by the delivery
     out = [_from_deadline(o, k, "questionnaire", t, r.as_of, party=HOLDER,
                           triggered=(f"{o.holder} not entitled to Additional Interest while "
                                      f"it has not delivered (RRA §3(a))",),
                           open_only=open_only)
-           for o, k in zip(asked, _ordinal_keys("questionnaire", [o.holder or "" for o in asked]))]
+           for o, k in zip(asked, trigger_keys("questionnaire", [
+               (o.holder or "", root(o.events[0])) for o in asked]))]
     late = r.by_rule["late_amendments"]   # amendments.late_questionnaire_amendments
     out += [_from_deadline(o, k, "late-questionnaire-amendment", t, r.as_of,
                            open_only=open_only)
-            for o, k in zip(late, _ordinal_keys("late-questionnaire-amendment",
-                                                [o.holder or "" for o in late]))]
+            for o, k in zip(late, trigger_keys("late-questionnaire-amendment", [
+                (o.holder or "", root(o.events[1])) for o in late]))]
     return [d for d in out if d is not None]
 
 
@@ -337,7 +348,8 @@ def payments(r: Registration, t: Timeline, open_only: bool = False) -> list[Duty
             if not ent.entitled and not amount and not paid:
                 state, since, by = "excused", record_date, ent.reason
             elif not amount and a.forfeited and not paid:
-                state, since = "discharged", record_date
+                # since the last conversion that forfeited it, never before (issue 30)
+                state, since = "discharged", a.forfeited_on or record_date
                 by = ("Notes converted: no Additional Interest is payable on converted Notes "
                       "(RRA §3(a))")
             elif st in ("paid", "overpaid"):
@@ -353,7 +365,8 @@ def payments(r: Registration, t: Timeline, open_only: bool = False) -> list[Duty
                 continue
             extra = ent.events + mine
             events = tuple(dict.fromkeys(a.events + extra)) if extra else a.events
-            interps = ent.interpretations + (("conversion_forfeits",) if a.forfeited else ())
+            interps = ent.interpretations + (("conversion_forfeits",) if a.forfeited
+                                             else ()) + a.readings
             # positional: a thousand Holders per date
             add(Duty(key + h, "pay-additional-interest", f"pay {h}{what}",
                      "RRA §3(a), §3(b)", COMPANY, paid_on, state, since, by,
@@ -410,8 +423,9 @@ def registration_duties(r: Registration, t: Timeline, *, open_only: bool = False
     ``open_only``, only those still open on it (``OPEN``: the agenda's), in the same
     order, the others not made (nor, for a Suspension Period that has ended, its due day
     worked out): equal to the whole list filtered (tests/test_agenda_fast.py)."""
+    root = correction_roots(t.by_id)   # keys: each obligation's trigger (``identity``)
     found = waived(shelf_filing(r, t, open_only) + keep_effective(r)
-                   + cure_unusable(r, t, open_only) + end_suspensions(r, open_only)
-                   + notices(r, t, open_only) + questionnaires(r, t, open_only)
+                   + cure_unusable(r, t, open_only, root) + end_suspensions(r, t, open_only, root)
+                   + notices(r, t, open_only, root) + questionnaires(r, t, open_only, root)
                    + payments(r, t, open_only), r, t)
     return [d for d in found if d.state in OPEN] if open_only else found

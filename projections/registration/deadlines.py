@@ -7,7 +7,7 @@ Status: ``met`` (done on or before the due date), ``missed`` (done late, with
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import Callable, Sequence
 
@@ -109,11 +109,15 @@ def _plus(start: date, n: int, due: date, calendar: BusinessCalendar | None = No
 
 def trustee_notices(defaults: Sequence[RegistrationDefault], events: Sequence[Event],
                     terms: RegistrationTerms, calendar: BusinessCalendar,
-                    as_of: date) -> list[Obligation]:
-    """RRA §3(b): "the Company shall notify the Trustee within two Business Days after each
-    and every date on which an event occurs in respect of which Additional Interest is
-    required to be paid": due the 2nd Business Day after each default date; met by a
-    TrusteeNotified on or after the default date about it (or about nothing named)."""
+                    as_of: date, positions: Sequence[Event] = ()) -> list[Obligation]:
+    """RRA §3(b): "So long as any Notes remain outstanding, the Company shall notify the
+    Trustee within two Business Days after each and every date on which an event occurs
+    in respect of which Additional Interest is required to be paid": due the 2nd Business
+    Day after each default date; met by a TrusteeNotified on or after the default date
+    about it (or about nothing named); ``excused`` when no Note was outstanding at the
+    end of the default date (``positions``: the position events; Conversion Shares may
+    still be Transfer Restricted, and a default on them still listed, but they are not
+    Notes)."""
     n = terms.trustee_notice_business_days
     out = []
     seen: set[tuple] = set()
@@ -123,13 +127,34 @@ def trustee_notices(defaults: Sequence[RegistrationDefault], events: Sequence[Ev
             continue
         seen.add(key)
         due = calendar.add_business_days(d.default_date, n)
-        out.append(_oblige(f"notify the Trustee of Registration Default {d.kind} "
-                           f"(default date {d.default_date})", "RRA §3(b)", due,
-                           _first(events, "TrusteeNotified", d.default_date, d.events), as_of,
-                           d.events, "notify the Trustee within two Business Days after the "
-                           "default date", _plus(d.default_date, n, due, calendar),
-                           interpretations=d.interpretations))
+        o = _oblige(f"notify the Trustee of Registration Default {d.kind} (default date "
+                    f"{d.default_date})", "RRA §3(b)", due,
+                    _first(events, "TrusteeNotified", d.default_date, d.events), as_of,
+                    d.events, "notify the Trustee within two Business Days after the default "
+                    "date", _plus(d.default_date, n, due, calendar),
+                    interpretations=d.interpretations)
+        if o.status != "met" and not notes_outstanding(positions, d.default_date):
+            o = replace(o, status="excused", late_on=None, basis=replace(
+                o.basis, arithmetic=_then(o.basis.arithmetic, f"; not obligated: no Note "
+                                          f"outstanding on {d.default_date} (RRA §3(b) \"So "
+                                          "long as any Notes remain outstanding\")")))
+        out.append(o)
     return out
+
+
+def notes_outstanding(positions: Sequence[Event], day: date) -> bool:
+    """Any Note outstanding at the end of ``day``: issued and not converted or retired
+    (RRA §1 Transfer Restricted Securities (B) "ceases to be outstanding"); a Note sold,
+    under the shelf or not, is still outstanding."""
+    total = 0
+    for e in positions:
+        if e.date > day:
+            break
+        if e.type == "NotesIssued":
+            total += e.data["principal"]
+        elif e.type in ("NotesConverted", "NotesRetired"):
+            total -= e.data["principal"]
+    return total > 0
 
 
 def advise_holders(events: Sequence[Event], terms: RegistrationTerms,

@@ -124,7 +124,8 @@ def compute(timeline: Timeline, interpretations: Mapping[str, str]) -> Registrat
     p_problems += payment_problems(pays, paid_events)   # legal, but suspicious (issue 31)
     by_rule = {
         "shelf": tuple(shelf_deadlines(shelf, terms, timeline.opened.id, as_of)),
-        "trustee": tuple(trustee_notices(defaults, of(*TRUSTEE_EVENTS), terms, cal, as_of)),
+        "trustee": tuple(trustee_notices(defaults, of(*TRUSTEE_EVENTS), terms, cal, as_of,
+                                         position_events)),
         "advise": tuple(advise_holders(of(*ADVISE_EVENTS), terms, cal, as_of,
                                        shelf.in_effectiveness_period)),
         "questionnaire": tuple(questionnaire_deadlines(quest, terms, as_of, cal)),

@@ -77,6 +77,14 @@ class HolderAmount(NamedTuple):
     # converted later was lost (num / den is then what is left); 0 when nothing was lost
     before_num: int = 0
     before_den: int = 1
+    # the last day Notes were converted of those ``forfeited`` (when the amount was lost)
+    forfeited_on: date | None = None
+    # shelf_buyer_paid=not_record_holder: Notes held on the record date but sold under the
+    # shelf by then, with the days they accrued: not held as Transfer Restricted Securities
+    unheld: tuple[tuple[tuple[date, date], Decimal], ...] = ()
+    # the readings this amount turned on besides those of its defaults and entitlement
+    # (conversion_judged_on, shelf_buyer_paid: RRA §3(a), §3(b))
+    readings: tuple[str, ...] = ()
 
     @property
     def exact(self) -> Fraction:
@@ -172,11 +180,24 @@ def principal_steps(windows: Mapping[tuple[date, date], Decimal]
     return steps
 
 
-def claims(period: InterestPeriod, holdings: Holdings,
-           forfeits: str) -> dict[str, list[tuple[Decimal, Lot, bool]]]:
+def judged_day(period: InterestPeriod, readings: Mapping[str, str]) -> date:
+    """RRA §3(a) "No Additional Interest shall be payable on any Notes that have been
+    converted", §3(b) payable "on each Additional Interest Payment Date": the day a
+    conversion is judged by (interpretation ``conversion_judged_on``). The amount falls
+    due on the Interest Payment Date, and a payment made on the next Business Day is a
+    payment on that date: Notes converted after it, even before the rolled day they are
+    paid on, were not converted when it fell due (``interest_payment_date``, the
+    default); ``payment_day`` judges by the day the payment is actually made."""
+    if readings["conversion_judged_on"] == "interest_payment_date":
+        return period.payment_date
+    return period.paid_on
+
+
+def claims(period: InterestPeriod, holdings: Holdings, forfeits: str,
+           judged: date) -> dict[str, list[tuple[Decimal, Lot, bool]]]:
     """Per Holder: (principal, its lot, forfeited?) — the Notes held on the record date
     and what became of them, plus Notes converted (``future_only``) or retired within the
-    period before the record date."""
+    period before the record date. ``judged``: ``judged_day``."""
     ended = holdings.settle(max(period.end, period.paid_on))
     snap = holdings.at(period.record_date)
     out: dict[str, list[tuple[Decimal, Lot, bool]]] = {}
@@ -185,11 +206,11 @@ def claims(period: InterestPeriod, holdings: Holdings,
         for lot in held:
             for q, leaf in fates(lot, snap.mark):
                 # "No Additional Interest shall be payable on any Notes that have been
-                # converted" (RRA §3(a)): converted before the payment day, nothing on it
-                # (``all_unpaid`` loses this and more: ``payments.unpaid_forfeit``)
+                # converted" (RRA §3(a)): converted before the day judged by, nothing on
+                # it (``all_unpaid`` loses this and more: ``payments.unpaid_forfeit``)
                 lost = (forfeits in ("unpaid", "all_unpaid")
                         and leaf.converted_on is not None
-                        and leaf.converted_on < period.paid_on)
+                        and leaf.converted_on < judged)
                 rows.append((q, leaf, lost))
     for lot in ended:
         if (period.start < lot.ended_on <= period.record_date
@@ -269,7 +290,12 @@ def holder_amounts(period: InterestPeriod, cutoff: date, accrual: Accrual,
         return days if f is not None else None
 
     lose = forfeits in ("unpaid", "all_unpaid")
-    paid_on = period.paid_on
+    judged = judged_day(period, readings)
+    # the rolled payment day differs: a conversion between the two turns on the reading
+    between = (period.payment_date, period.paid_on) if period.paid_on != period.payment_date \
+        else None
+    not_record = readings["shelf_buyer_paid"] == "not_record_holder"
+    record_date = period.record_date
     # ``questionnaires.entitlement``'s first test, read here without a call per Holder: a
     # Holder never asked and that delivered nothing (every Holder of most deals)
     asked, delivered = questionnaires.by_holder, questionnaires.deliveries
@@ -281,10 +307,11 @@ def holder_amounts(period: InterestPeriod, cutoff: date, accrual: Accrual,
             # one lot (a Holder that never split its Notes: most Holders of a deal, on
             # most dates): ``holder_amount`` of its one window, without its dicts and
             # calls, which cost more than the arithmetic (40,000 amounts in a 1,000-Holder
-            # deal); the rows below say the same of any Holder
+            # deal); the rows below say the same of any Holder (and of a lot converted,
+            # or sold under the shelf by the record date, whose readings they name)
             lot = leaves[0]
-            converted = lot.converted_on
-            if not (lose and converted is not None and converted < paid_on):
+            sold = lot.trs_until
+            if lot.converted_on is None and (sold is None or sold > record_date):
                 if (days := window(lot)) is not None:
                     right = (never if holder not in asked and holder not in delivered
                              else entitlement(holder, judged_on, no_request))
@@ -294,40 +321,59 @@ def holder_amounts(period: InterestPeriod, cutoff: date, accrual: Accrual,
                     out[holder] = _NEW_TUPLE(HolderAmount, (
                         holder, num, den, round_ratio(num, den) if right.entitled else ZERO,
                         ((days, q),), (), right, events_before(holder, last_day),
-                        lot.ended_on is not None, 0, 1))
+                        lot.ended_on is not None, 0, 1, None, (), ()))
                 continue
         # ``claims`` of the Holder, read without a row per lot: its leaves (a forfeit if
-        # converted before the payment day, under ``unpaid``/``all_unpaid``), then the
-        # Notes it converted or retired within the period (never a forfeit; ended)
+        # converted before the day judged by, under ``unpaid``/``all_unpaid``; not held
+        # as TRS if sold under the shelf by the record date, under ``not_record_holder``),
+        # then the Notes it converted or retired within the period (never a forfeit; ended)
         live: dict[tuple[date, date], Decimal] = {}
         lost: dict[tuple[date, date], Decimal] = {}
+        unheld: dict[tuple[date, date], Decimal] = {}
         ended = False
+        forfeited_on = None
+        turned: dict[str, None] = {}
         for lot in leaves:
             if (days := window(lot)) is not None:
                 converted = lot.converted_on
-                into = lost if lose and converted is not None and converted < paid_on else live
+                if between and converted is not None and between[0] <= converted < between[1]:
+                    turned["conversion_judged_on"] = None
+                if lot.trs_until is not None and lot.trs_until <= record_date:
+                    turned["shelf_buyer_paid"] = None   # RRA §1 Record Holder
+                    if not_record:
+                        unheld[days] = unheld.get(days, 0) + lot.principal
+                        continue
+                into = live
+                if lose and converted is not None and converted < judged:
+                    into = lost
+                    forfeited_on = converted if forfeited_on is None else max(forfeited_on,
+                                                                              converted)
                 into[days] = into.get(days, 0) + lot.principal
                 ended = ended or lot.ended_on is not None
         for lot in retired:
             if (days := window(lot)) is not None:
                 live[days] = live.get(days, 0) + lot.principal
                 ended = True    # converted or retired
-        if live or lost:
+        if live or lost or unheld:
             right = (never if holder not in asked and holder not in delivered
                      else entitlement(holder, judged_on, no_request))
             out[holder] = holder_amount(holder, live, lost, ended, right, factor, holdings,
-                                        last_day)
+                                        last_day, forfeited_on, unheld, tuple(sorted(turned)))
     return out
 
 
 def holder_amount(holder: str, live: Mapping[tuple[date, date], Decimal],
                   lost: Mapping[tuple[date, date], Decimal], ended: bool, right: Entitlement,
                   factor: Callable[[date, date], Fraction | None], holdings: Holdings,
-                  last_day: date) -> HolderAmount:
+                  last_day: date, forfeited_on: date | None = None,
+                  unheld: Mapping[tuple[date, date], Decimal] | None = None,
+                  readings: tuple[str, ...] = ()) -> HolderAmount:
     """A Holder's amount from the principal it earns on per window (``live``) and what it
-    forfeits (``lost``): principal x factor summed exactly over the sub-periods of
-    constant principal, rounded once, half-up, to the cent (RRA §3(a); SPEC §2, §4.4);
-    0 if it is not entitled on the record date (RRA §3(a) last paragraph)."""
+    forfeits (``lost``, the last of it converted on ``forfeited_on``) or does not hold as
+    Transfer Restricted Securities (``unheld``): principal x factor summed exactly over
+    the sub-periods of constant principal, rounded once, half-up, to the cent (RRA §3(a);
+    SPEC §2, §4.4); 0 if it is not entitled on the record date (RRA §3(a) last
+    paragraph). ``readings``: ``HolderAmount.readings``."""
     steps = list(live.items()) if len(live) < 2 else [
         step for step in principal_steps(live) if factor(*step[0]) is not None]
     if len(steps) == 1:
@@ -340,21 +386,24 @@ def holder_amount(holder: str, live: Mapping[tuple[date, date], Decimal],
         num, den = total.numerator, total.denominator
     amount = round_ratio(num, den) if right.entitled else ZERO
     return HolderAmount(holder, num, den, amount, tuple(steps), tuple(sorted(lost.items())),
-                        right, holdings.events_before(holder, last_day), ended)
+                        right, holdings.events_before(holder, last_day), ended,
+                        forfeited_on=forfeited_on, unheld=tuple(sorted((unheld or {}).items())),
+                        readings=readings)
 
 def converted_later(period: InterestPeriod, holder: str, cutoff: date, accrual: Accrual,
-                    holdings: Holdings) -> list[tuple[date, Fraction, tuple[date, date], Decimal]]:
+                    holdings: Holdings, judged: date
+                    ) -> list[tuple[date, Fraction, tuple[date, date], Decimal]]:
     """The part of ``holder``'s exact amount for ``period`` earned by Notes it held on the
-    record date and converted on or after the payment day (``conversion_forfeits=
-    all_unpaid``): per such lot, its conversion day, its exact amount, its window and
-    principal."""
+    record date and converted on or after the day judged by (``judged_day``;
+    ``conversion_forfeits=all_unpaid``): per such lot, its conversion day, its exact
+    amount, its window and principal."""
     holdings.settle(max(period.end, period.paid_on))   # every conversion's lot
     snap = holdings.at(period.record_date)
     last_day = min(period.end, cutoff)
     out = []
     for lot in snap.held.get(holder, ((), ()))[0]:
         for q, leaf in fates(lot, snap.mark):
-            if leaf.converted_on is None or leaf.converted_on < period.paid_on:
+            if leaf.converted_on is None or leaf.converted_on < judged:
                 continue
             lo = max(period.start, leaf.issued_on)
             end = leaf.trs_end
@@ -402,6 +451,8 @@ def _amount_text(a: HolderAmount, accrual: Accrual) -> str:
                 f"its Notes were converted (conversion_forfeits=all_unpaid) = "
                 f"{exact_ratio(a.num, a.den)}")
     texts += [f"0 ({plain(q)} converted before payment: forfeited)" for _, q in a.forfeited]
+    texts += [f"0 ({plain(q)} sold under the shelf by the record date: not held as Transfer "
+              f"Restricted Securities)" for _, q in a.unheld]
     return f"{' + '.join(texts)} = {exact_ratio(a.num, a.den)}"
 
 
@@ -432,7 +483,7 @@ def amount_basis(a: HolderAmount, accrual: Accrual,
         arithmetic = amount_arithmetic(a, accrual)
     right = a.entitlement
     interps = tuple(dict.fromkeys(behind[1] + (("conversion_forfeits",) if a.ended
-                                               else ()) + right.interpretations))
+                                               else ()) + a.readings + right.interpretations))
     ids = amount_events(a, behind)
     # the steps are this Holder's own (a text may be shared by Holders of one position)
     exact = Worked(str(arithmetic), build=lambda: amount_steps(a, accrual))

@@ -23,7 +23,7 @@ from ledger.stored import Event
 
 from .clock import ONE_DAY
 from .holdings import Holdings
-from .interest import Accrual, HolderAmount, converted_later, holder_amounts
+from .interest import Accrual, HolderAmount, converted_later, holder_amounts, judged_day
 from .money import round_ratio
 from .questionnaire import Questionnaires
 from .schedule import InterestPeriod
@@ -90,7 +90,8 @@ def status(amounts: Mapping[str, HolderAmount], paid: Mapping[str, Decimal], end
 
 
 def unpaid_forfeit(a: HolderAmount, period: InterestPeriod, paid_events: Sequence[Event],
-                   cutoff: date, accrual: Accrual, holdings: Holdings) -> HolderAmount:
+                   cutoff: date, accrual: Accrual, holdings: Holdings,
+                   judged: date) -> HolderAmount:
     """``conversion_forfeits=all_unpaid`` (RRA §3(a) "No Additional Interest shall be
     payable on any Notes that have been converted"): an amount that fell due before the
     Notes were converted and was still unpaid on the conversion day is lost; what was
@@ -99,7 +100,7 @@ def unpaid_forfeit(a: HolderAmount, period: InterestPeriod, paid_events: Sequenc
     owed, exact, then the Holder's amount is rounded once."""
     if not a.entitlement.entitled or a.amount == 0:
         return a
-    later = converted_later(period, a.holder, cutoff, accrual, holdings)
+    later = converted_later(period, a.holder, cutoff, accrual, holdings, judged)
     if not later:
         return a
     owed = a.exact
@@ -136,8 +137,9 @@ def payments(periods: Sequence[InterestPeriod], events: Sequence[Event], accrual
         if not amounts and not paid_events:
             continue
         if all_unpaid:
-            amounts = {h: unpaid_forfeit(a, period, paid_events, cutoff, accrual, holdings)
-                       for h, a in amounts.items()}
+            judged = judged_day(period, readings)
+            amounts = {h: unpaid_forfeit(a, period, paid_events, cutoff, accrual, holdings,
+                                         judged) for h, a in amounts.items()}
         used.add(payment_date)
         used.add(paid_on)
         paid: dict[str, Decimal] = {}

@@ -24,6 +24,8 @@ REGISTRATION_READINGS = (
     "rate_clock",
     "questionnaire_entitlement_judged_on",
     "registered_securities",
+    "conversion_judged_on",
+    "shelf_buyer_paid",
 )
 
 

@@ -224,7 +224,7 @@ class Behind:
         thousand Holders with the same position share one."""
         # the text ends on the exact amount, which conversion_forfeits=all_unpaid makes
         # differ between Holders of one position: it is part of the key
-        key = (a.steps, a.forfeited, a.num, a.den, a.before_num, a.before_den)
+        key = (a.steps, a.forfeited, a.unheld, a.num, a.den, a.before_num, a.before_den)
         found = self.texts.get(key)
         if found is None:
             found = self.texts[key] = amount_arithmetic(a, self.r.accrual)
@@ -235,8 +235,8 @@ class Behind:
         Holders with the same position share (a 1,000-Holder deal has 1,000 per date)."""
         # the key is all of ``a`` the shape is made of but the events (``behind`` is a
         # function of the windows, ``a.steps + a.forfeited``, so it rides in the value)
-        key = (a.steps, a.forfeited, a.num, a.den, a.before_num, a.before_den, a.amount,
-               a.ended, a.entitlement)
+        key = (a.steps, a.forfeited, a.unheld, a.num, a.den, a.before_num, a.before_den,
+               a.amount, a.ended, a.entitlement, a.readings)
         found = self.shapes.get(key)
         if found is None:  # all but the events is the same for the same position
             behind = self.of(a.steps + a.forfeited)

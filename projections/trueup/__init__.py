@@ -29,11 +29,15 @@ Readings of the letter (and of SPEC §5) this engine had to choose, each where i
   and earns no true-up; ``exercise_first`` prices the exercise before it and lets it earn
   a true-up (``ledger.dayorder``, ``replay``);
 * one day's events take effect by kind: positions, capitalization (counts for that day's
-  vestings), Camden issuance, ``AdjustmentRecorded``, vestings, cancellations, exercises,
-  true-up shares; events of one kind on one day in recorded order (``seq``), never by
-  their data (SPEC §1): same-day partial exercises take "what remains" in the order they
-  were entered; of two capitalizations or two adjustments of one day the later-recorded
-  one stands. The guards use the same rule (``ledger.dayorder``, ``order``);
+  vestings), Camden issuance, then the day's adjustments, vestings, cancellations,
+  exercises and conversions, then true-up shares; events of one kind on one day in
+  recorded order (``seq``), never by their data (SPEC §1): same-day partial exercises
+  take "what remains" in the order they were entered; of two capitalizations or two
+  adjustments of one day the later-recorded one stands. ``same_day_adjustment``
+  (default ``as_recorded``): an ``AdjustmentRecorded`` takes effect where it was recorded
+  among the day's vestings, cancellations, exercises and conversions (the vestings
+  together, exercises moved by ``same_day_vesting_and_exercise``); ``before_others``
+  takes it before them. The guards use the same rule (``ledger.dayorder``, ``order``);
 * all the vestings of one day are one adjustment, their ``C`` and ``B`` summed and the
   price rounded once (SPEC §5.2); tranches whose Camden price is not below ``P`` are
   left out of the sum (``adjustments``, ``replay.vested_day``);
@@ -57,15 +61,20 @@ Readings of the letter (and of SPEC §5) this engine had to choose, each where i
 * broad adds only the Camden Warrants vested since the latest capitalization record to
   ``A``; narrow adds none; a new record ends the deeming; a vesting never raises a price;
   the full ratchet's Camden price is rounded to ``price_decimals``; no capitalization
-  means no weighted-average adjustment, reported (``adjustments``, ``replay``);
+  means no weighted-average adjustment, reported, and an eligible exercise's true-up for
+  a tranche below its price is *unknown* (shares are owed, how many needs the
+  capitalization: ``Account.unknown``, the obligation's ``unknown`` state)
+  (``adjustments``, ``replay``);
 * the share count is rounded down once from the aggregate exercise price or stated
   value, never step by step (``instruments``);
 * ``camden_tranche_order`` (default ``earliest_first``): a vesting draws on the holder's
   earliest issuance, a cancellation on its latest; ``latest_first`` the other way
   (``camden``); warrants named beyond what is unvested adjust nothing (``replay``);
-* Camden Warrants issued after the agreement date (the Camden Warrant Agreement is dated
-  as of February 1, 2002) are not Camden Warrants of the letter (¶2, ¶5 "any further
-  issuance"): reported in ``camden_not_deferred``, kept out of the book (``replay``);
+* ``later_camden_issuance`` (default ``not_deferred``): Camden Warrants issued after the
+  agreement date (the Camden Warrant Agreement is dated as of February 1, 2002) are not
+  Camden Warrants of the letter (¶2, ¶5 "any further issuance"): reported in
+  ``camden_not_deferred``, kept out of the book; ``deferred`` reads ¶2's definition
+  ("issued ... pursuant to" that agreement) and keeps them in (``replay``);
 * ``AdjustmentRecorded`` is outside the deferral (¶5) and sets an absolute price; for
   ``"all"`` it sets every registered position, and one price for positions at different
   prices is reported (``adjustments.recorded_adjustment``, ``replay``);

@@ -9,7 +9,9 @@ the *kinds* of one day's events take effect in a fixed order, and events of one 
 one day in the order they were recorded (``seq``), never in an order derived from their
 data: two partial exercises of one warrant on one day take "what remains" in the order
 the operator entered them; of two capitalizations, or two ``AdjustmentRecorded`` of one
-instrument, recorded for one day, the later-recorded one stands.
+instrument, recorded for one day, the later-recorded one stands. An ``AdjustmentRecorded``
+takes effect where it was recorded among the day's vestings, exercises and conversions
+(``same_day_adjustment = as_recorded``), or before them (``before_others``).
 
 The rule itself is ``ledger.dayorder``: the write-side guards sort by the same key, so a
 batch is refused exactly when the projection's order of it breaks a rule.
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 
-from ledger.dayorder import LETTER_DAY_ORDER, VESTING_FIRST, in_effect_key
+from ledger.dayorder import AS_RECORDED, LETTER_DAY_ORDER, VESTING_FIRST, day_order
 from ledger.stored import Event
 
 #: Within a day, under the default reading (``ledger.dayorder``).
@@ -30,9 +32,20 @@ def same_day_reading(interpretations: Mapping[str, str] | None) -> str:
     return (interpretations or {}).get("same_day_vesting_and_exercise", VESTING_FIRST)
 
 
+def adjustment_reading(interpretations: Mapping[str, str] | None) -> str:
+    """``same_day_adjustment`` (SPEC §6): where an ``AdjustmentRecorded`` takes effect
+    among its day's exercises, conversions and vestings."""
+    return (interpretations or {}).get("same_day_adjustment", AS_RECORDED)
+
+
+def _fields(e: Event) -> tuple:
+    return e.date, e.type, e.seq
+
+
 def in_effect_order(events: Iterable[Event],
                     interpretations: Mapping[str, str] | None = None) -> list[Event]:
-    """The letter's events in the order they take effect: date, kind, seq (SPEC §1)."""
-    reading = same_day_reading(interpretations)
+    """The letter's events in the order they take effect: date, then the day's order
+    (``ledger.dayorder.day_order``; SPEC §1)."""
     ours = (e for e in events if e.type in DAY_ORDER)
-    return sorted(ours, key=lambda e: in_effect_key(e.date, e.type, e.seq, reading))
+    return day_order(ours, _fields, same_day_reading(interpretations),
+                     adjustment_reading(interpretations))

@@ -21,6 +21,7 @@ from .order import in_effect_order, same_day_reading
 from .trueup import Account, Exercise
 
 EXERCISE_KIND = {"WarrantsExercised": "warrant", "PreferredConverted": "preferred"}
+LATER_CAMDEN_READINGS = ("not_deferred", "deferred")
 
 
 @dataclass(frozen=True)
@@ -109,8 +110,15 @@ class _Replay:
         date are not Camden Warrants of the letter: nothing about them is deferred. They
         are kept out of the book (their vesting adjusts nothing here) and reported, so
         that the operator records whatever anti-dilution they trigger under the
-        Transaction Documents as an ``AdjustmentRecorded``."""
-        if e.date > self.terms.agreement_date:
+        Transaction Documents as an ``AdjustmentRecorded``. That is the reading
+        ``later_camden_issuance = not_deferred`` (SPEC §6); with ``deferred``, warrants
+        issued later "pursuant to" the Camden Warrant Agreement "dated as of February 1,
+        2002" are Camden Warrants by ¶2's definition, and join the book."""
+        later = self.interpretations.get("later_camden_issuance", "not_deferred")
+        if later not in LATER_CAMDEN_READINGS:
+            raise ValueError(f"interpretation later_camden_issuance has no value {later!r}; "
+                             f"choose one of {', '.join(LATER_CAMDEN_READINGS)}")
+        if e.date > self.terms.agreement_date and later == "not_deferred":
             self.not_deferred.append({
                 "event": e.id, "date": e.date.isoformat(), "holder": e.data["holder"],
                 "warrants": e.data["warrants"],
@@ -185,6 +193,9 @@ class _Replay:
             self.vestings.append(Vesting(e.id, when, e.data["holder"], e.data["warrants"], ts,
                                          mine, first.id))
         cap_before = self.cap
+        # no capitalization for a weighted average: P' cannot be computed, whatever A is,
+        # for a price some tranche is below (issue 30: shares are owed, how many is not known)
+        blind = cap_before is None and self.terms.formula != "full_ratchet"
         for t in tranches:
             self.cap = adjustments.deemed_outstanding(self.cap, first.id, t.warrants)
         by_instrument = {c.instrument: c for c in changes}
@@ -200,6 +211,9 @@ class _Replay:
             position = self.positions[ex.instrument]
             change = by_instrument.get(ex.instrument)
             price = None
+            before = (acc.camden_price if camden_only and acc.camden_price is not None
+                      else ex.price if camden_only else position.price)
+            unknown = blind and any(t.issuance.exercise_price < before for t in tranches)
             if camden_only:
                 start = acc.camden_price if acc.camden_price is not None else ex.price
                 shadow = adjustments.camden_adjustment(
@@ -211,7 +225,7 @@ class _Replay:
             self.accounts[i] = trueup.at_vesting(acc, position, ids, when, cutoff,
                                                  self.interpretations, price,
                                                  change.basis if change else None,
-                                                 self.terms.preferred_dividends)
+                                                 self.terms.preferred_dividends, unknown)
 
     def CamdenWarrantsCancelled(self, e: Event) -> None:
         holder, named = e.data["holder"], e.data["warrants"]

@@ -44,6 +44,7 @@ def _exercise(acc: trueup.Account, h: History) -> dict[str, Any]:
                      for s, before in zip(acc.steps, (0, *(p.earned for p in acc.steps)))],
         "driven_by": _driven_by(acc),
         "true_up_shares": [{"event": e, "shares": n} for e, n in acc.issues],
+        "unknown": [{"vesting": v, "date": d.isoformat()} for d, v in acc.unknown],
         "basis": trueup.exercise_basis(acc, cutoff, h.interpretations,
                                        h.terms.preferred_dividends).to_json(h.interpretations),
     }
@@ -208,6 +209,8 @@ def _obligations(true_up: dict, interpretations: Mapping[str, str],
                  timeline: Timeline) -> list[dict]:
     """Issue 16: the true-ups with their lifecycle (``projections.obligations.letter``)."""
     from projections.obligations import duties_json
+    from projections.obligations.identity import correction_roots
     from projections.obligations.letter import event_dates, true_up_duties
 
-    return duties_json(true_up_duties(true_up, event_dates(timeline.by_id)), interpretations)
+    return duties_json(true_up_duties(true_up, event_dates(timeline.by_id),
+                                      correction_roots(timeline.by_id)), interpretations)

@@ -104,6 +104,11 @@ class Account:
     #: ``trueup_adjustments = camden_only``: the price at the exercise with only the
     #: Camden adjustments since applied to it (None until the first vesting after it)
     camden_price: Decimal | None = None
+    #: the vesting days (date, first vesting) whose adjustment, and so whose ``x``, could
+    #: not be computed: a weighted average with no capitalization recorded on or before
+    #: the day, while a tranche was below the price (issue 30: shares are owed, their
+    #: number is not known until the capitalization is recorded)
+    unknown: tuple[tuple[date, str], ...] = ()
 
     @property
     def issued(self) -> int:
@@ -181,12 +186,14 @@ def rule_text(exercise: Exercise, cutoff: date, interpretations: Mapping[str, st
 def at_vesting(account: Account, position: Instrument, vestings: tuple[str, ...], day: date,
                cutoff: date, interpretations: Mapping[str, str],
                price: Decimal | None = None, adjustment: Basis | None = None,
-               dividends: PreferredDividends | None = None) -> Account:
+               dividends: PreferredDividends | None = None,
+               unknown: bool = False) -> Account:
     """The true-up one vesting day after an eligible exercise earns (Letter ¶3): ``owed =
     x - y``. ``price``: the price ``x`` uses, if not the position's (``camden_only``);
-    ``adjustment``: the basis of that day's ``P'`` for it, shown beside ``x``. The
-    step's basis is worked out when first read (``LazyBasis``: the agenda reads the
-    shares only)."""
+    ``adjustment``: the basis of that day's ``P'`` for it, shown beside ``x``;
+    ``unknown``: that ``P'`` could not be computed (``Account.unknown``: ``x`` is then
+    worked at the price before the vesting, and is not the true-up). The step's basis is
+    worked out when first read (``LazyBasis``: the agenda reads the shares only)."""
     ex = account.exercise
     price = position.price if price is None else price
     accrued = accrued_dividends(ex, position, day, interpretations, dividends)
@@ -203,7 +210,9 @@ def at_vesting(account: Account, position: Instrument, vestings: tuple[str, ...]
                         "owed": owed, "earned": earned, "basis": basis,
                         "vestings": tuple(vestings), "adjustment": adjustment})
     return built(Account, {"exercise": ex, "steps": account.steps + (step,),
-                           "issues": account.issues, "camden_price": account.camden_price})
+                           "issues": account.issues, "camden_price": account.camden_price,
+                           "unknown": account.unknown + (((day, vestings[0]),) if unknown
+                                                         else ())})
 
 
 def step_basis(account: Account, position: Instrument, vestings: tuple[str, ...],

@@ -23,9 +23,15 @@ What it computes and where each rule comes from:
     the exercise price; no true-up for it) and before it under ``exercise_first`` (the
     vesting earns a true-up).
 
+  An ``AdjustmentRecorded`` keeps its recorded place (``same_day_adjustment =
+  as_recorded``, the default); under ``before_others`` the day's adjustments take effect
+  before everything else of the day but its capitalizations.
+
 * **Prices** (SPEC §5.2, Letter ¶2): issuing Camden Warrants adjusts nothing; a vesting
   day adjusts every registered position (an exercised part still needs its price for the
-  true-up's ``x``) by the deal's ``formula``:
+  true-up's ``x``) by the deal's ``formula``. Camden Warrants issued after the agreement
+  date are not Camden Warrants of the letter (``later_camden_issuance = not_deferred``,
+  Letter ¶5): they never enter the book, and vest nothing; under ``deferred`` they do.
 
   - ``weighted_average_broad``: ``P' = P × (A + B) / (A + C)``, ``A`` = the latest
     capitalization recorded on or before the day plus every Camden Warrant vested after
@@ -40,7 +46,9 @@ What it computes and where each rule comes from:
   "No adjustment if the Camden price is not below P": a tranche whose price is not below
   ``P`` is left out of ``C`` and ``B`` (its warrants still become deemed outstanding). A
   vesting never raises a price. With no capitalization recorded, a weighted average has
-  no ``A``: no adjustment. Prices round once, half-up, to ``price_decimals``.
+  no ``A``: no adjustment, and an eligible exercise's true-up for that day is *unknown*
+  when a tranche was below the price it uses (shares are owed; how many is not known).
+  Prices round once, half-up, to ``price_decimals``.
   ``AdjustmentRecorded`` sets an absolute ``new_price`` at once (``"all"``: every
   registered position).
 
@@ -87,6 +95,8 @@ READINGS: dict[str, tuple[str, ...]] = {
     "camden_tranche_order": ("earliest_first", "latest_first"),
     "same_day_vesting_and_exercise": ("vesting_first", "exercise_first"),
     "trueup_dividends": ("frozen",),
+    "same_day_adjustment": ("as_recorded", "before_others"),
+    "later_camden_issuance": ("not_deferred", "deferred"),
 }
 DEFAULTS = {name: values[0] for name, values in READINGS.items()}
 
@@ -161,6 +171,7 @@ class Exercise:
     earned: int = 0
     issued: int = 0             # true-up shares credited
     steps: list[Step] = field(default_factory=list)
+    unknown: list[date] = field(default_factory=list)   # vesting days x is not known for
 
     @property
     def outstanding(self) -> int:
@@ -175,6 +186,7 @@ class Letter:
     decimals: int
     cutoff: date
     latest_first: bool = False  # camden_tranche_order
+    later_issued: date | None = None   # not_deferred: issued after this day, not the letter's
     positions: dict[str, Position] = field(default_factory=dict)
     issuances: list[Issuance] = field(default_factory=list)
     exercises: list[Exercise] = field(default_factory=list)
@@ -224,7 +236,7 @@ class Letter:
     def by_exercise(self) -> dict[str, dict[str, Any]]:
         return {e.event: {"eligible": e.eligible, "shares_issued": e.shares_issued,
                           "implied": e.implied, "owed": e.earned, "issued": e.issued,
-                          "outstanding": e.outstanding,
+                          "outstanding": e.outstanding, "unknown": list(e.unknown),
                           "steps": [(s.vesting_day, s.x, s.y, s.owed) for s in e.steps]}
                 for e in self.exercises}
 
@@ -264,13 +276,20 @@ def draw(book: list[Issuance], holder: str, warrants: int, reverse: bool
     return out
 
 
-def day_plan(events: list[dict[str, Any]], vesting_first: bool) -> list[Any]:
+def day_plan(events: list[dict[str, Any]], vesting_first: bool,
+             adjustments_first: bool = False) -> list[Any]:
     """One day's events in the order they take effect (module doc): seq order; the day's
-    capitalizations first; its vestings as one item at the first one's place; exercises
-    on the right side of it by the interpretation."""
+    capitalizations first (then, ``before_others``, its adjustments); its vestings as one
+    item at the first one's place; exercises on the right side of it by the
+    interpretation."""
     events = sorted(events, key=lambda e: e["seq"])
     caps = [e for e in events if e["type"] == "CapitalizationRecorded"]
     rest = [e for e in events if e["type"] != "CapitalizationRecorded"]
+    if adjustments_first:   # after the day's positions and issuances, before the rest
+        early = ("InstrumentRegistered", "CamdenWarrantsIssued")
+        rest = ([e for e in rest if e["type"] in early]
+                + [e for e in rest if e["type"] == "AdjustmentRecorded"]
+                + [e for e in rest if e["type"] not in (*early, "AdjustmentRecorded")])
     vestings = [e for e in rest if e["type"] == "CamdenWarrantsVested"]
     if not vestings:
         return caps + rest
@@ -301,14 +320,17 @@ def replay(events: Iterable[Mapping[str, Any]], as_of: date,
     letter = Letter(formula=terms.get("formula", "weighted_average_broad"),
                     decimals=int(terms.get("price_decimals", 4)),
                     cutoff=day_of(terms["true_up_cutoff"]),
-                    latest_first=readings["camden_tranche_order"] == "latest_first")
+                    latest_first=readings["camden_tranche_order"] == "latest_first",
+                    later_issued=(None if readings["later_camden_issuance"] == "deferred"
+                                  else day_of(terms["agreement_date"])))
     days: dict[date, list[dict[str, Any]]] = {}
     for e in events:
         if e["type"] != "DealOpened" and day_of(e["date"]) <= as_of:
             days.setdefault(day_of(e["date"]), []).append(e)
     vesting_first = readings["same_day_vesting_and_exercise"] == "vesting_first"
+    adjustments_first = readings["same_day_adjustment"] == "before_others"
     for day in sorted(days):
-        for item in day_plan(days[day], vesting_first):
+        for item in day_plan(days[day], vesting_first, adjustments_first):
             if isinstance(item, tuple):
                 _vesting_day(letter, day, item[1], readings)
             else:
@@ -330,6 +352,8 @@ def _apply(letter: Letter, day: date, e: dict[str, Any]) -> None:
     elif t == "CapitalizationRecorded":
         letter.cap, letter.deemed = int(d["common_outstanding"]), 0
     elif t == "CamdenWarrantsIssued":
+        if letter.later_issued is not None and day > letter.later_issued:
+            return   # a further issuance (Letter ¶5): not deferred, not in the book
         letter.issuances.append(Issuance(e["seq"], d["holder"], int(d["warrants"]),
                                          D(d["exercise_price"]),
                                          D(d.get("consideration", 0)), int(d["warrants"])))
@@ -371,20 +395,28 @@ def _vesting_day(letter: Letter, day: date, vestings: list[dict[str, Any]],
     for v in vestings:
         tranches += draw(letter.issuances, v["data"]["holder"], int(v["data"]["warrants"]),
                          letter.latest_first)
+    if not tranches:   # no Camden Warrant of the letter vested (Letter ¶3: none "become
+        return         # Vested Warrants"): no adjustment, no true-up
     if letter.cap is None:
         a = None
     elif letter.formula == "weighted_average_narrow":
         a = letter.cap
     else:
         a = letter.cap + letter.deemed
+    blind = a is None and letter.formula != "full_ratchet"   # no A: P' not known
+    before = {n: p.price for n, p in letter.positions.items()}
     for p in letter.positions.values():
         p.price = adjusted(letter.formula, letter.decimals, p.price, a, tranches)
     for x in letter.exercises:
         if not x.eligible:
             continue
+        all_ = readings["trueup_adjustments"] == "all"
+        if blind and any(i.price < (before[x.instrument] if all_ else x.camden_price)
+                         for i, _ in tranches):
+            x.unknown.append(day)
         x.camden_price = adjusted(letter.formula, letter.decimals, x.camden_price, a, tranches)
         p = letter.positions[x.instrument]
-        price = p.price if readings["trueup_adjustments"] == "all" else x.camden_price
+        price = p.price if all_ else x.camden_price
         shares = p.shares(x.portion, price)
         y = x.shares_issued + x.issued
         x.steps.append(Step(day, shares, y, max(0, shares - y)))

@@ -29,6 +29,10 @@ shelf, each the earliest issued first; a ``SuspensionExtended`` counts when made
 before the period's 45th day; the latest Questionnaire request whose deadline has passed
 decides entitlement, a delivery "on or before" its deadline counting (a delivery before
 the request counts, RRA §2(b)).
+
+What the write side refuses is a rule too: ``broken`` (``rra_refusals``) finds the events
+of a history that break the refusals of issue 30 (sales under the shelf when none can be
+made, Notes past the maximum, an acknowledgment before its notice).
 """
 
 from __future__ import annotations
@@ -40,11 +44,12 @@ from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
 from .rra_notes import POSITIONS, Book, Lot, book_at, holders_of_trs, live_events, trs_held
+from .rra_refusals import broken
 from .rra_time import (ONE, Calendar, anniversary, day_fraction, day_of, days360, half_up,
                        money)
 
 __all__ = ["Calendar", "DEFAULTS", "VALUES", "day_fraction", "days360", "live_events",
-           "effectiveness_period_end", "model", "Book", "Lot"]
+           "effectiveness_period_end", "model", "Book", "Lot", "broken"]
 
 #: SPEC §6, the interpretations that concern the RRA, each with its default
 DEFAULTS = {
@@ -60,6 +65,8 @@ DEFAULTS = {
     "rate_clock": "per_episode",
     "registered_securities": "all_notes",
     "default_after_effectiveness_period": "ends",
+    "conversion_judged_on": "interest_payment_date",
+    "shelf_buyer_paid": "accrued_days",
 }
 VALUES = {
     "default_date": ("last_compliant_day", "first_breach_day"),
@@ -74,6 +81,8 @@ VALUES = {
     "rate_clock": ("per_episode", "once_per_deal"),
     "registered_securities": ("all_notes", "named_selling_holders"),
     "default_after_effectiveness_period": ("ends", "continues"),
+    "conversion_judged_on": ("interest_payment_date", "payment_day"),
+    "shelf_buyer_paid": ("accrued_days", "not_record_holder"),
 }
 
 
@@ -466,14 +475,19 @@ class _Model:
             pay = min(date(y, m, dd) for y in (pay.year, pay.year + 1) for m, dd in pays
                       if date(y, m, dd) > pay)
 
-    def claims(self, start: date, record: date, paid_on: date):
+    def claims(self, start: date, record: date, judged: date):
         """Per Holder, the Notes whose Additional Interest for this period it is owed:
         (lot, forfeited?). The Record Holder is paid for the whole period on the Notes it
         holds on the record date, for the days they were TRS (SPEC §4.4), whatever became
-        of them after; Notes retired in the period before the record date (and converted,
-        with future_only) are paid to who held them then (RRA §3(b) last paragraph)."""
+        of them after (with shelf_buyer_paid=not_record_holder, not for Notes it holds that
+        were sold under the shelf by then: RRA §1 "Record Holder ... of Transfer Restricted
+        Securities"); Notes retired in the period before the record date (and converted,
+        with future_only) are paid to who held them then (RRA §3(b) last paragraph).
+        Converted before ``judged`` (the Interest Payment Date, or with
+        conversion_judged_on=payment_day the day it is paid): forfeited."""
         mark = sum(1 for d in self.book.applied if d <= record)
         forfeits = self.r["conversion_forfeits"]
+        not_record = self.r["shelf_buyer_paid"] == "not_record_holder"
         out: dict[str, list[tuple[Lot, bool]]] = {}
         for lot in self.book.lots:
             if lot.principal <= 0:
@@ -487,8 +501,10 @@ class _Model:
                 owner = owner.parent
             if owner is None:
                 continue   # issued after the record date
+            if not_record and lot.sold_on is not None and lot.sold_on <= record:
+                continue   # held on the record date, but not as a TRS
             lost = (forfeits in ("unpaid", "all_unpaid") and lot.how == "converted"
-                    and lot.ended_on < paid_on)
+                    and lot.ended_on < judged)
             out.setdefault(owner.holder, []).append((lot, lost))
         return out
 
@@ -508,9 +524,11 @@ class _Model:
             judged = pay if self.r["questionnaire_entitlement_judged_on"] == "payment_date" \
                 else record
             judged = min(judged, self.as_of + ONE)
+            converted_by = pay if self.r["conversion_judged_on"] == "interest_payment_date" \
+                else paid_on
             end = min(pay, self.last_day + ONE)
             row, exact_row = {}, {}
-            for holder, lots in sorted(self.claims(start, record, paid_on).items()):
+            for holder, lots in sorted(self.claims(start, record, converted_by).items()):
                 total = Fraction(0)
                 later: list[tuple[date, Fraction]] = []   # (conversion day, its part)
                 run_start, key = None, None
@@ -526,7 +544,8 @@ class _Model:
                     f = day_fraction(convention, run_start, d)
                     total += Fraction(principal) * Fraction(rate) / 100 * f
                 if self.r["conversion_forfeits"] == "all_unpaid":
-                    later = self.converted_later(lots, start, end, rates, convention, paid_on)
+                    later = self.converted_later(lots, start, end, rates, convention,
+                                                 converted_by)
                 if not self.entitled(holder, judged):
                     total = Fraction(0)
                 elif later and total:
@@ -561,12 +580,13 @@ class _Model:
 
     # ---------------------------------------------------------------- all_unpaid
 
-    def converted_later(self, lots, start, end, rates, convention, paid_on):
-        """Each Note held on the record date and converted on or after the payment day,
-        with its own part of the Holder's exact amount (a lot alone)."""
+    def converted_later(self, lots, start, end, rates, convention, judged):
+        """Each Note held on the record date and converted on or after the day judged by
+        (conversion_judged_on), with its own part of the Holder's exact amount (a lot
+        alone)."""
         out = []
         for lot, lost in lots:
-            if lot.how != "converted" or lot.ended_on < paid_on:
+            if lot.how != "converted" or lot.ended_on < judged:
                 continue
             part, run_start, key = Fraction(0), None, None
             for d in self._span(start, end):
