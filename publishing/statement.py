@@ -82,7 +82,7 @@ def content(records: Sequence[Mapping[str, Any]], holder: str, *, as_of: date,
             explained[path] = explain(made, path, events)["explanation"]
         except ValueError:
             explained[path] = None
-    _, _, came_from = holders.kept_for(events, holder)
+    _, beyond, came_from = holders.kept_for(events, holder)
     return {
         "format": FORMAT, "deal": made["deal"], "kind": made["kind"], "holder": holder,
         "as_of": as_of.isoformat(), "interpretations": in_force,
@@ -91,6 +91,9 @@ def content(records: Sequence[Mapping[str, Any]], holder: str, *, as_of: date,
         "figures": figures,
         "explanations": explained,
         "events": len(records), "events_left_out": left_out,
+        # the other Holders' events kept because, under the readings in force, the
+        # Holder's figures computed without them differed (``projections.holder``)
+        "other_holders_events_kept": len(beyond),
         "other_holders": {h: {"notes_events_up_to": d.isoformat(),
                               "why": f"Notes of {holder} came from {h}: which of them are "
                                      "Transfer Restricted Securities follows from its Notes "

@@ -45,7 +45,10 @@ def render(statement: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -
               headers={"up_to": "their Notes' events up to"}) if others
         else "<p>None: its figures rest on the deal's events and its own.</p>",
         f"<p>{statement['events_left_out']} event(s) of the deal concern other Holders "
-        "only and are left out.</p>",
+        "only and are left out."
+        + (f" {statement['other_holders_events_kept']} other Holders' event(s) are kept: "
+           "under the readings in force its figures differ without them."
+           if statement["other_holders_events_kept"] else "") + "</p>",
         f"<h2>The {len(records)} events they rest on</h2>",
         table(events, ["seq", "date", "type", "data", "recorded_at", "recorded_by", "hash"]),
         "<h2>Checking this statement</h2>",

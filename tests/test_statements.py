@@ -257,3 +257,24 @@ def test_statement_refusals(demo, tmp_path):
                                                key, "--out", str(tmp_path / "full"),
                                                "--db", db), 2)
     assert "--pubkey" in refused(run("verify", "--statement", str(tmp_path / "full")), 2)
+
+
+def test_figures_that_rest_on_more_keep_every_event(demo, tmp_path, monkeypatch):
+    """Should a Holder's figures computed from its events and the deal's differ from the
+    whole report's (a reading under which they rest on the other Holders'), the statement
+    keeps every event and says how many of other Holders' it kept."""
+    from projections import holder as holders
+
+    db, key, pub = demo
+    real = holders.kept_for
+    monkeypatch.setattr(holders, "kept_for", lambda events, h: (
+        lambda kept, left, came: ([e for e in kept if e.type != "NotesTransferred"],
+                                  left + [e for e in kept if e.type == "NotesTransferred"],
+                                  came))(*real(events, h)))
+    out = str(tmp_path / "all")
+    ok(run("statement", RRA, "--holder", FUND_A, "--key", key, "--out", out,
+           "--as-of", "2007-12-31", "--db", db))
+    held = json.load(open(os.path.join(out, "statement.json")))
+    assert held["events_left_out"] == 0
+    assert held["other_holders_events_kept"] > 0
+    ok(run("verify", "--statement", out, "--pubkey", pub))
