@@ -55,8 +55,10 @@ def key_id(name: str, kind: int, public: bytes) -> bytes:
 
 
 def valid_name(name: str) -> bool:
-    """A key name: non-empty, no spaces (Unicode's too), no ``+``."""
-    return bool(_NAME.fullmatch(name)) and not any(c.isspace() for c in name)
+    """A key name: non-empty, no spaces (Unicode's too), no ``+``, nothing a note may not
+    hold (control characters) or a terminal would not show."""
+    return (bool(_NAME.fullmatch(name)) and name.isprintable()
+            and not any(c.isspace() for c in name))
 
 
 def _b64(text: str, what: str) -> bytes:

@@ -42,15 +42,16 @@ def keygen(name: str, out: str, *, ledger_url: str) -> notes.VerifierKey:
     """A new key pair under ``name``: the signer key written to ``out``, the verifier key
     to ``out + ".pub"`` (neither written over an existing file)."""
     if not notes.valid_name(name):
-        raise UsageError("a key name has no spaces and no '+' (a schema-less URL such as "
-                         "ledger.example.com/deals is usual)", field="--name")
+        raise UsageError("a key name is visible text with no spaces and no '+' (a "
+                         "schema-less URL such as ledger.example.com/deals is usual)",
+                         field="--name")
     for path in (out, out + ".pub"):
         if os.path.lexists(path):
             raise UsageError(f"{path} exists: a key is never written over (nothing was "
                              "written)", field="--out")
     private = notes.signer_text(name, os.urandom(32))
     key = notes.signer_key(private)
-    replace_whole(out, (private + "\n").encode("ascii"), ledger_url=ledger_url,
+    replace_whole(out, (private + "\n").encode("utf-8"), ledger_url=ledger_url,
                   field="--out", prefix=".deal-ledger-key-")
     replace_whole(out + ".pub", (key.verifier.text + "\n").encode("utf-8"),
                   ledger_url=ledger_url, field="--out", prefix=".deal-ledger-key-")
@@ -72,7 +73,7 @@ def read_signer(path: str, field: str = "--key") -> notes.SignerKey:
                          f"{stat.S_IMODE(info.st_mode):04o}): `chmod 600 {path}` first",
                          field=field)
     try:
-        with open(path, encoding="ascii") as fh:
+        with open(path, encoding="utf-8") as fh:
             return notes.signer_key(fh.read())
     except (OSError, UnicodeDecodeError, notes.NoteError):
         raise UsageError(f"{path} does not hold a signer key (PRIVATE+KEY+..., as "

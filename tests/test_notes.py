@@ -117,3 +117,10 @@ def test_the_c2sp_example_checkpoint_reads():
 def test_what_is_not_a_checkpoint_is_refused(text):
     with pytest.raises(notes.NoteError):
         notes.read_checkpoint(text)
+
+
+@pytest.mark.parametrize("name", ["", "a b", "a+b", "\x80", "a\u00a0b", "tab\there"])
+def test_what_is_not_a_key_name(name):
+    assert not notes.valid_name(name)
+    with pytest.raises(notes.NoteError):
+        notes.verifier_key(f"{name}+00000000+" + base64.b64encode(bytes(33)).decode())
