@@ -6,7 +6,8 @@ The cases (full sizes; ``--quick`` shrinks them so CI can check the suite still 
 * append: a 100,000-event JSONL batch over 100 new deals, parsed and appended in one
   ``Ledger.append_lines`` (what ``deal-ledger append FILE`` calls), three times in turn
   with its anchor (the median of each); anchor: the library saving the same records as 100 aggregates in one
-  ``Application.save`` (and, under it, plain sqlite3 ``executemany``);
+  ``Application.save`` (and, under it, plain sqlite3 ``executemany``); and the same batch
+  appended with the log's Merkle tree not kept, in turn with them: the tree's cost;
 * record: ``deal-ledger record`` (a subprocess) on a 10-event and a 10,000-event deal,
   alternately, median of 7 each; the 10-event one is the anchor;
 * report: the SPEC §7 report in process, warm, of a 10,000-event deal and of a deal with
@@ -19,6 +20,10 @@ The cases (full sizes; ``--quick`` shrinks them so CI can check the suite still 
   in 100 on PostgreSQL), then incremental runs after 1,000 more events over 10 deals and
   over every deal; anchor: the library's read-and-decode of the notification log (and,
   under it, plain sqlite3 SELECT with ``json.loads``);
+* verify: ``deal-ledger verify`` of the views' ledger (1,000,000 events), its CPU against
+  a fresh process walking the same chain in plain Python (``anchors.plain_walk``), and
+  ``deal-ledger verify --since`` a checkpoint after 1,000 more events
+  (``benchmarks.proofs``);
 * ``deal-ledger --help``: which heavy libraries it imports (``-X importtime``).
 
 Every case and every anchor runs in its own child process (``benchmarks.child``), so
@@ -57,14 +62,14 @@ SIZES: dict[str, dict[str, int]] = {
              "holders": 1000, "record_reps": 7, "report_reps": 7, "whatif_reps": 5,
              "log_deals": 1000, "log_per": 1000, "log_batch_deals": 100,
              "pg_log_deals": 100, "pg_read_reps": 3, "new": 1000, "new_deals": 10,
-             "help_reps": 5, "views_reps": 3,
+             "help_reps": 5, "views_reps": 3, "verify_reps": 3,
              "agenda_deals": 1000, "agenda_reps": 5},
     "quick": {"append_deals": 20, "append_per": 100, "append_reps": 1, "small": 10,
               "big": 500,
               "holders": 100, "record_reps": 3, "report_reps": 3, "whatif_reps": 2,
               "log_deals": 20, "log_per": 100, "log_batch_deals": 20,
               "pg_log_deals": 20, "pg_read_reps": 1, "new": 100, "new_deals": 2,
-              "help_reps": 2, "views_reps": 1,
+              "help_reps": 2, "views_reps": 1, "verify_reps": 1,
               "agenda_deals": 40, "agenda_reps": 2},
 }
 
@@ -92,6 +97,9 @@ SPECS: dict[str, Spec] = {
     "es-save": Spec("anchor: eventsourcing batch save, 1 save()", "rate", "sqlite-insert"),
     "append": Spec("append JSONL batch (Ledger.append_lines)", "rate", "es-save",
                    Target(">=", 1.0, ">= 1.0x es save", backends=("sqlite", "postgres"))),
+    "append-untreed": Spec("  the same, the Merkle tree not kept", "rate"),
+    "append-tree-cost": Spec("  appending with the tree kept / without", "time", None,
+                             Target("<=", 1.1, "<= 1.1x", backends=("sqlite", "postgres"))),
     "record-small": Spec("record 1 event, 10-event deal (command)", "time"),
     "record-big": Spec("record 1 event, big deal (command)", "time", None,
                        Target("<=", 1.5, "<= 1.5x record on 10")),
@@ -114,6 +122,12 @@ SPECS: dict[str, Spec] = {
                               Target("<=", 2.0, "<= 2 s", absolute=True)),
     "views-incremental-wide": Spec("views after new events, every deal (command)", "time",
                                    None, Target("<=", 5.0, "<= 5 s", absolute=True)),
+    "verify": Spec("verify, whole chain (command, CPU)", "time", None,
+                   Target("<=", 1.5, "<= 1.5x CPU; <= 100 MiB",
+                          backends=("sqlite", "postgres"))),
+    "verify-since": Spec("verify --since, +1,000 events (command)", "time", None,
+                         Target("<=", 1.0, "<= 1 s", absolute=True,
+                                backends=("sqlite", "postgres"))),
     "agenda": Spec("agenda, every deal (command, from the store)", "time", None,
                    Target("<=", 1.0, "<= 1 s", absolute=True)),
     "agenda-daily": Spec("agenda --cache, the next day (command)", "time", None,
@@ -202,6 +216,7 @@ def fingerprint() -> str:
     h = hashlib.sha256()
     for rel in ("benchmarks/data.py", "ledger/store/writing.py", "ledger/store/canonical.py",
                 "ledger/store/staging.py", "ledger/store/chainhead.py",
+                "ledger/store/merkle.py", "ledger/store/treestore.py",
                 "ledger/guards.py", "ledger/events.py", "ledger/terms.py", "ledger/values.py"):
         path = ROOT / rel
         h.update(path.read_bytes() if path.exists() else rel.encode())
@@ -288,6 +303,20 @@ def alternated(runner: Runner, backend: str, reps: int, sizes: dict[str, str],
         runner.rows.append(row)
 
 
+def tree_cost(runner: Runner, backend: str) -> None:
+    """The row comparing the two appends measured in turn: with the log's Merkle tree
+    kept and without (``append`` / ``append-untreed``, each its median)."""
+    found = {r["id"]: r for r in runner.rows if r["backend"] == backend}
+    kept, bare = found.get("append"), found.get("append-untreed")
+    if not kept or not bare or kept["status"] != "ok" or bare["status"] != "ok":
+        return
+    runner.rows.append({"id": "append-tree-cost", "backend": backend, "status": "ok",
+                        "size": kept["size"], "seconds": kept["seconds"],
+                        "events": kept["events"], "peak_kib": kept.get("peak_kib"),
+                        "anchor": {"name": "append, tree not kept", "events": bare["events"],
+                                   "seconds": bare["seconds"]}})
+
+
 def run_backend(runner: Runner, backend: str, pg: PgDatabases | None) -> None:
     s, groups = runner.size, runner.groups
     n_append = s["append_deals"] * s["append_per"]
@@ -307,9 +336,13 @@ def run_backend(runner: Runner, backend: str, pg: PgDatabases | None) -> None:
                        ["sqlite-insert"], sizes)
         # the anchor and the case alternated, each its median: this machine's speed
         # drifts by a quarter within a minute, and one run of each compared two moments
+        sizes["append-untreed"] = sizes["append-tree-cost"] = sizes["append"]
         alternated(runner, backend, s["append_reps"], sizes, [
             ("es-save", lambda k: {**params, "url": url_for(f"anchor{k}")}),
-            ("append", lambda k: {**params, "url": url_for(f"append{k}")})])
+            ("append", lambda k: {**params, "url": url_for(f"append{k}")}),
+            ("append-untreed", lambda k: {**params, "url": url_for(f"untreed{k}"),
+                                          "tree": False, "row": "append-untreed"})])
+        tree_cost(runner, backend)
 
     if groups & {"record", "report", "whatif"}:
         try:
@@ -327,7 +360,7 @@ def run_backend(runner: Runner, backend: str, pg: PgDatabases | None) -> None:
                                        "reps": s["agenda_reps"]},
                    ["agenda", "agenda-daily"], sizes)
 
-    if "views" in groups:
+    if groups & {"views", "verify"}:
         try:
             log_cases(runner, backend, url_for)
         except PrepareFailed as err:
@@ -390,6 +423,18 @@ def log_cases(runner: Runner, backend: str, url_for: Any) -> None:
         if rows[0]["status"] != "ok":
             raise PrepareFailed(f"prepare-log failed: {rows[0].get('message')}")
     label = f"{total:,} ev / {deals:,} deals"
+    if "views" in runner.groups:
+        views_cases(runner, backend, url, label, total, deals)
+    if "verify" in runner.groups:   # last: on PostgreSQL it appends to the ledger
+        if backend != "sqlite" and "views" in runner.groups:   # which the views grew
+            label = f"{total + 2 * s['new']:,} ev / {deals:,} deals"
+        verify_cases(runner, backend, url, label, s)
+
+
+def views_cases(runner: Runner, backend: str, url: str, label: str, total: int,
+                deals: int) -> None:
+    """The views cases and the read anchors, on the many-deal ledger at ``url``."""
+    s = runner.size
     sizes = {i: label for i in ("es-read", "sqlite-select", "ledger-read",
                                 "views-rebuild")}
     sizes["views-incremental"] = f"+{s['new']:,} ev / {s['new_deals']} deals"
@@ -412,6 +457,22 @@ def log_cases(runner: Runner, backend: str, url_for: Any) -> None:
                ["views-rebuild", "views-incremental", "views-incremental-wide"], sizes)
     if backend == "sqlite":
         os.remove(views_url)
+
+
+def verify_cases(runner: Runner, backend: str, url: str, label: str,
+                 s: dict[str, int]) -> None:
+    """``verify`` of the many-deal ledger against the plain walk; ``verify --since`` a
+    checkpoint after 1,000 more events, on a copy (SQLite) or the database itself."""
+    sizes = {"verify": label, "verify-since": f"+{s['new']:,} ev on {label}"}
+    runner.job(backend, "verify", {"url": url, "reps": s["verify_reps"]}, ["verify"], sizes)
+    since_url = work_copy(runner, Path(url), "since-ledger.db") if backend == "sqlite" else url
+    runner.job(backend, "verify-since", {"url": since_url, "work": str(runner.work),
+                                         "deals": s["log_deals"] if backend == "sqlite"
+                                         else s["pg_log_deals"], "new": s["new"],
+                                         "reps": s["verify_reps"]},
+               ["verify-since"], sizes)
+    if backend == "sqlite":
+        os.remove(since_url)
 
 
 # ------------------------------------------------------------------ the table
@@ -467,6 +528,8 @@ def evaluate(row: dict[str, Any], by_key: dict[tuple[str, str], dict[str, Any]])
     ok = value >= target.value if target.op == ">=" else value <= target.value
     if row["id"] == "views-rebuild" and row.get("peak_kib"):
         ok = ok and row["peak_kib"] <= GIB_KIB
+    if row["id"] == "verify" and row.get("peak_kib"):
+        ok = ok and row["peak_kib"] <= 100 * 1024
     row["met"] = "yes" if ok else "NO"
 
 
@@ -561,9 +624,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", default=os.environ.get("DEAL_LEDGER_BENCH_CACHE") or str(
         Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "deal-ledger-bench"),
         help="where generated ledgers are kept between runs ($DEAL_LEDGER_BENCH_CACHE)")
-    ap.add_argument("--only", default="help,append,record,report,whatif,views,agenda",
+    ap.add_argument("--only", default="help,append,record,report,whatif,views,verify,agenda",
                     help="comma-separated groups: help, append, record, report, whatif, "
-                         "views, agenda")
+                         "views, verify, agenda")
     ap.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     args = ap.parse_args(argv)
 

@@ -215,7 +215,8 @@ def anchor_sqlite_select(p: dict[str, Any]) -> list[Row]:
 def case_append(p: dict[str, Any]) -> list[Row]:
     """What ``deal-ledger append FILE`` does after reading the file: parse and check the
     JSONL batch and append it in one atomic call (``Ledger.append_lines``, which a batch
-    this large takes in one pass on two processes, ``ledger.store.bulk``)."""
+    this large takes in one pass on two processes, ``ledger.store.bulk``); with the log's
+    Merkle tree kept (the default) or, ``tree`` false, not (``Ledger.keeps_tree``)."""
     from ledger.store import Ledger
 
     raw = data.jsonl(data.interleaved(p["deals"], p["per_deal"]))
@@ -224,12 +225,13 @@ def case_append(p: dict[str, Any]) -> list[Row]:
         remove_sqlite(url)
     start = time.perf_counter()
     with Ledger(url) as ledger:
+        ledger.keeps_tree = p.get("tree", True)
         result = ledger.append_lines(raw, user="bench")
     end = time.perf_counter()
     if not is_pg(url):
         remove_sqlite(url)
     one_pass = type(result.records).__name__ == "Records"
-    return [{"id": "append", "seconds": end - start, "events": result.count,
+    return [{"id": p.get("row", "append"), "seconds": end - start, "events": result.count,
              "message": "in one pass on two processes" if one_pass else "parsed, then appended"}]
 
 
@@ -617,7 +619,14 @@ def append_late(p: dict[str, Any]) -> list[Row]:
     return [{"id": "append-late", "seconds": 0.0, "events": p["new"]}]
 
 
+def _proof_jobs() -> dict[str, Callable[[dict[str, Any]], list[Row]]]:
+    from .proofs import JOBS as found
+
+    return found
+
+
 JOBS: dict[str, Callable[[dict[str, Any]], list[Row]]] = {
+    **_proof_jobs(),
     "append-late": append_late,
     "prepare-agenda": prepare_agenda,
     "agenda": case_agenda,
@@ -628,6 +637,7 @@ JOBS: dict[str, Callable[[dict[str, Any]], list[Row]]] = {
     "es-read": anchor_es_read,
     "sqlite-select": anchor_sqlite_select,
     "append": case_append,
+    "append-untreed": case_append,   # with {"tree": False, "row": "append-untreed"}
     "record": case_record,
     "report": case_report,
     "report-holders": case_report_holders,

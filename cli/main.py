@@ -22,6 +22,7 @@ COMMAND_MODULES = {
     **dict.fromkeys(("explain", "history", "whatif", "scenarios"), "analysts"),
     **dict.fromkeys(("verify", "export", "views"), "auditing"),
     "types": "catalog", "clause": "clauses", "demo": "demo", "log": "log", "terms": "terms",
+    **dict.fromkeys(("keygen", "checkpoint", "statement", "restatements"), "proofs"),
     **dict.fromkeys(("init", "append", "record"), "operators"),
     **dict.fromkeys(("retract", "correct", "reinstate"), "corrections"),
     **dict.fromkeys(("interpretations", "report", "status", "interest", "suspensions",

@@ -62,6 +62,13 @@ class StoreError(LedgerError):
     exit_code = 5
 
 
+class Unproved(LedgerError):
+    """A signature or proof that does not hold (a checkpoint, a statement, a pack): the
+    thing checked fails, as ``verify`` fails."""
+
+    exit_code = 1
+
+
 class UsageError(LedgerError):
     """A command-line option or argument is wrong."""
 

@@ -1,6 +1,7 @@
 """Files the commands write for people (a calendar, the agenda's cache, the views'
-metadata, saved scenarios, the views file): never over the ledger, never through a link
-planted at a temporary name, private to their user.
+metadata, saved scenarios, the views file, keys and checkpoints; and whole directories:
+auditor packs, Holder statements): never over the ledger, never through a link planted
+at a temporary name, private to their user.
 
 * **Not the ledger** (issue 29): a path that is the ledger or one of its files
   (``ledger.store.files``: its write-ahead log, lock, cache...) is refused, by inode, not
@@ -58,6 +59,55 @@ def replace_whole(path: str, data: bytes, *, ledger_url: str, field: str,
         raise UsageError(f"cannot write {path}: {err.strerror}", field=field) from None
     except BaseException:
         _remove(tmp)
+        raise
+
+
+def new_directory(out: str, what: str, field: str = "--out") -> str:
+    """Refuse ``out`` unless it is a new directory, or an empty one (``what`` is never
+    written over); its parent directory."""
+    target = os.path.abspath(out)
+    parent = os.path.dirname(target)
+    if not os.path.isdir(parent):
+        raise UsageError(f"no such directory: {parent}", field=field)
+    if os.path.lexists(target) and (not os.path.isdir(target) or os.path.islink(target)
+                                    or os.listdir(target)):
+        raise UsageError(f"{out} already exists and is not an empty directory; {what} is "
+                         "never written over", field=field)
+    return parent
+
+
+def write_directory(out: str, files: dict[str, bytes], *, prefix: str, what: str,
+                    field: str = "--out") -> None:
+    """``files`` (name -> bytes) as the new directory ``out`` (``new_directory``), whole
+    or not at all: written in a private folder beside it (``mkdtemp``: 0700; each file
+    0600, ``O_EXCL | O_NOFOLLOW``: never through a link), then renamed into place. A
+    Ctrl-C leaves nothing half-written (a SIGKILL may leave the hidden folder, which the
+    pack's export clears: ``publishing.pack.remove_stale_temporaries``)."""
+    import shutil
+
+    target = os.path.abspath(out)
+    parent = new_directory(out, what, field)
+    try:
+        tmp = tempfile.mkdtemp(prefix=prefix, dir=parent)
+    except OSError as err:
+        raise UsageError(f"cannot write in {parent}: {err.strerror}", field=field) from None
+    try:
+        for name, data in files.items():
+            fd = os.open(os.path.join(tmp, name),
+                         os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o600)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+        if os.path.isdir(target):
+            os.rmdir(target)  # empty, checked above
+        os.rename(tmp, target)
+    except OSError as err:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise UsageError(f"cannot write {what} to {out}: {err.strerror}",
+                         field=field) from None
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
         raise
 
 

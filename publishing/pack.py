@@ -50,7 +50,6 @@ import json
 import os
 import re
 import shutil
-import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -60,11 +59,14 @@ from ledger.errors import LedgerBusy, LedgerError, StoreError, UsageError
 from ledger.store.chainhead import GENESIS
 from ledger.store.canonical import record_hash
 
+from .faults import Fault, FileVerdict
+
 FORMAT = "deal-ledger auditor pack 1"
 MANIFEST = "manifest.json"
 _SELF = "manifest_sha256"
 _ZERO = "0" * 64
 
+RESTATEMENTS = "restatements.json"
 CSV_NAMES = {"defaults": "defaults.csv", "suspension_periods": "suspension_periods.csv",
              "payments": "additional_interest.csv", "deadlines": "deadlines.csv",
              "true_ups": "true_ups.csv"}
@@ -173,10 +175,13 @@ def _link(record: Mapping[str, Any]) -> dict[str, Any]:
 def build_pack(records: Sequence[Mapping[str, Any]], head: Mapping[str, Any], *,
                as_of: date, known_at: datetime | None = None,
                interpretations: Mapping[str, str] | None = None,
-               version: str | None = None) -> dict[str, bytes]:
+               version: str | None = None,
+               previous: Mapping[str, Any] | None = None) -> dict[str, bytes]:
     """Every file of the pack, name -> bytes (``manifest.json`` last): a pure function of
     the deal's stored records (in seq order), the ledger's head ``{seq, hash,
-    recorded_at}`` and the report's arguments."""
+    recorded_at}`` and the report's arguments; with ``previous`` (a previous pack's
+    head, day and readings, and the consistency proof from its head to this one), its
+    restatements too (``restatements.json``: ``publishing.restatements``)."""
     from projections.timeline import retracted_ids
 
     from . import pack_html, reading
@@ -197,6 +202,12 @@ def build_pack(records: Sequence[Mapping[str, Any]], head: Mapping[str, Any], *,
         "report.json": _json(report),
         "interpretations.json": _json(interpretations_doc(in_force)),
     }
+    section = None
+    if previous is not None:
+        from projections.restatement import pack_section
+
+        section = pack_section(records, previous, head["seq"], known_at)
+        files[RESTATEMENTS] = _json(section)
     rows = schedule_rows(report)
     for table in KIND_SCHEDULES.get(report["kind"], ()):
         files[CSV_NAMES[table]] = _csv(rows[table], [c for c, _ in SCHEDULES[table]])
@@ -206,7 +217,8 @@ def build_pack(records: Sequence[Mapping[str, Any]], head: Mapping[str, Any], *,
     info = {"deal": report["deal"], "kind": report["kind"], "as_of": as_of.isoformat(),
             "known_at": format_timestamp(known_at) if known_at else None,
             "interpretations": in_force, "head": dict(head), "version": version,
-            "files": sorted(files), "retracted": sorted(retracted_ids(events))}
+            "files": sorted(files), "retracted": sorted(retracted_ids(events)),
+            "restatements": section}
     from .terms import deal_agreement_words, deal_headings
 
     files["index.html"] = pack_html.render(report, records, rows, info, deal_headings(events),
@@ -258,53 +270,38 @@ class Exported:
 def export(ledger: Any, deal: str, out: str, *, as_of: date,
                 known_at: datetime | None = None,
                 interpretations: Mapping[str, str] | None = None,
-                on_progress: Callable[[int], None] | None = None) -> Exported:
+                on_progress: Callable[[int], None] | None = None,
+                key: Any = None, previous: Callable[[int], Mapping[str, Any]] | None = None
+                ) -> Exported:
     """Write the pack of ``deal`` to the new directory ``out``. The directory appears
     whole or not at all (written beside it, then renamed); an existing non-empty
-    directory is never written into."""
+    directory is never written into. ``key`` (``ledger.notes.SignerKey``): the manifest
+    signed (``publishing.pack_signature``); ``previous``: given this pack's head seq,
+    what a pack of the deal made earlier restates from (``publishing.restatements.
+    against``): the figures of its day this one knows otherwise (``restatements.json``)."""
     from . import reading
 
-    target = os.path.abspath(out)
-    parent = os.path.dirname(target)
-    if not os.path.isdir(parent):
-        raise UsageError(f"no such directory: {parent}", field="--out")
-    if os.path.exists(target) and (not os.path.isdir(target) or os.listdir(target)):
-        raise UsageError(f"{out} already exists and is not an empty directory; a pack is "
-                         "never written over", field="--out")
+    from .outputs import new_directory, write_directory
+
+    parent = new_directory(out, "a pack")
     # events after it are left out: the pack is one moment
     head = _verified_head(ledger, on_progress)
     records = [r for r in ledger.deal_records(deal) if r["seq"] <= head.seq]
     if not records:
         reading.deal_events(ledger, deal)  # a UsageError naming the known deals
+    since = None if previous is None else previous(head.seq)
     files = build_pack(records, {"seq": head.seq, "hash": head.hash,
                                  "recorded_at": head.recorded_at},
-                       as_of=as_of, known_at=known_at, interpretations=interpretations)
+                       as_of=as_of, known_at=known_at, interpretations=interpretations,
+                       previous=since)
+    if key is not None:
+        from . import pack_signature
+
+        files[pack_signature.NAME] = pack_signature.sign(deal, files[MANIFEST], key)
     remove_stale_temporaries(parent)
-    try:
-        tmp = tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", dir=parent)
-    except OSError as err:
-        raise UsageError(f"cannot write in {parent}: {err.strerror}", field="--out") from None
-    try:
-        for name, data in files.items():
-            # new files in the new private folder (mkdtemp: 0700), never through a link,
-            # private like everything deal-ledger writes (the pack holds every event of
-            # the deal with who recorded it): copy or chmod it to share it
-            fd = os.open(os.path.join(tmp, name),
-                         os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o600)
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-        if os.path.isdir(target):
-            os.rmdir(target)  # empty, checked above
-        os.rename(tmp, target)
-    except OSError as err:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise UsageError(f"cannot write the pack to {out}: {err.strerror}",
-                         field="--out") from None
-    except BaseException:  # Ctrl-C: nothing half-written stays (a SIGKILL: see above)
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    # private like everything deal-ledger writes (the pack holds every event of the deal
+    # with who recorded it): copy or chmod it to share it
+    write_directory(out, files, prefix=f"{TEMP_PREFIX}{os.getpid()}-", what="the pack")
     manifest = json.loads(files[MANIFEST])
     return Exported(out, tuple(files), len(records), head.seq, head.hash, manifest[_SELF])
 
@@ -384,36 +381,20 @@ def remove_stale_temporaries(parent: str, now: float | None = None) -> list[str]
 # -------------------------------------------------------------------------- verifying
 
 
-@dataclass(frozen=True)
-class PackVerdict:
-    """The outcome of ``verify_pack``: ``line()`` names the file at fault, or sums up."""
-
-    ok: bool
-    reason: str
-    file: str | None = None
-
-    def line(self) -> str:
-        if self.ok:
-            return f"ok: {self.reason}"
-        return f"{self.file}: {self.reason}" if self.file else self.reason
-
-
-class _Bad(Exception):
-    def __init__(self, file: str, reason: str):
-        super().__init__(reason)
-        self.file = file
-        self.reason = reason
+PackVerdict = FileVerdict   # ``verify_pack``'s outcome (``publishing.faults``)
+_Bad = Fault
 
 
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 
-def verify_pack(path: str) -> PackVerdict:
-    """Check a pack offline (see the module's docstring for what that proves)."""
+def verify_pack(path: str, keys: list[Any] | None = None) -> PackVerdict:
+    """Check a pack offline (see the module's docstring for what that proves); with
+    ``keys`` (``ledger.notes.VerifierKey``), its signature too (``pack_signature``)."""
     if not os.path.isdir(path):
         raise UsageError(f"no pack directory at {path}", field="--pack")
     try:
-        return _verify(path)
+        return _verify(path, keys)
     except _Bad as bad:
         return PackVerdict(False, bad.reason, bad.file)
 
@@ -433,13 +414,19 @@ def _read(path: str, name: str) -> bytes:
         raise _Bad(name, f"cannot be read: {err.strerror}") from None
 
 
-def _verify(path: str) -> PackVerdict:
+def _verify(path: str, keys: list[Any] | None = None) -> PackVerdict:
+    from . import pack_signature
+
     raw = _read(path, MANIFEST)
     manifest = _check_manifest(raw)
     listed = manifest["files"]
     present = sorted(os.listdir(path))
+    signature = _read(path, pack_signature.NAME) if pack_signature.NAME in present else None
+    signed, said = pack_signature.check(signature, manifest["deal"], raw, keys)
+    if not signed:
+        raise _Bad(pack_signature.NAME, said)
     for name in present:
-        if name != MANIFEST and name not in listed:
+        if name not in (MANIFEST, pack_signature.NAME) and name not in listed:
             raise _Bad(name, "is not listed in the manifest (a file was added)")
     contents: dict[str, bytes] = {}
     for name, entry in sorted(listed.items()):
@@ -465,7 +452,8 @@ def _verify(path: str) -> PackVerdict:
         f"pack of {manifest['deal']}: {len(contents) + 1} files match the manifest; "
         f"{len(records)} events unaltered (each hash recomputes); {links} chain link(s) "
         f"checked; ledger head seq {head['head_seq']} {head['head_hash']} (compare with "
-        f"the ledger: verify --expect); report.json recomputes as of {manifest['as_of']}"))
+        f"the ledger: verify --expect); report.json recomputes as of {manifest['as_of']}; "
+        f"{pack_signature.NAME}: {said}"))
 
 
 @contextmanager
@@ -598,10 +586,17 @@ def _check_derived(contents: Mapping[str, bytes], records: Sequence[Mapping[str,
     except (TypeError, ValueError):
         raise _Bad(MANIFEST, "has an as_of or known_at that is not a date or time") from None
     chain = json.loads(contents["chain.json"])
+    previous = None
+    if RESTATEMENTS in contents:
+        from projections.restatement import check_previous
+
+        previous = check_previous(contents[RESTATEMENTS], chain["head"])
+        if isinstance(previous, str):
+            raise _Bad(RESTATEMENTS, previous)
     try:
         rebuilt = build_pack(records, chain["head"], as_of=as_of, known_at=known_at,
                              interpretations=manifest["interpretations"],
-                             version=manifest["tool"].get("version"))
+                             version=manifest["tool"].get("version"), previous=previous)
     except (LedgerError, ValueError, KeyError, TypeError) as err:
         raise _Bad("events.jsonl", f"the report cannot be recomputed from these events: "
                                    f"{err}") from None

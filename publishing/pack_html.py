@@ -92,6 +92,8 @@ def render(report: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
 
     parts.extend(obligations_section(report))
     parts.extend(_agreement_words(words))
+    if info.get("restatements"):
+        parts.extend(_restatements(info["restatements"]))
     parts.extend(_interpretations(info["interpretations"], kind))
     parts.extend(_events(records, set(info.get("retracted", ()))))
     parts.extend(_verification(info, records))
@@ -208,6 +210,31 @@ def _true_up(report: Mapping[str, Any], rows: Mapping[str, Sequence[Mapping[str,
                 ("price decimals", t.get("price_decimals"), "")])]
     out.extend(_problems(list(report.get("problems") or []) + list(t.get("problems") or [])))
     return out
+
+
+def _restatements(section: Mapping[str, Any]) -> list[str]:
+    """The figures of the previous pack's day that this pack knows otherwise."""
+    previous = section["previous"]
+    rows = [{"figure": item["figure"], "status": item["status"],
+             "before": _cell(item["before"]), "after": _cell(item["after"]),
+             "clause": item.get("clause") or "",
+             "recorded": "; ".join(f"{m['known_at']}: " + ", ".join(
+                 f"seq {e['seq']} {e['type']}" for e in m["events"])
+                 for m in item["moved_by"])} for item in section["restated"]]
+    return [f"<h2>Restatements since the previous pack (head seq {previous['head_seq']}, "
+            f"as of {escape(str(previous['as_of']))})</h2>",
+            f"<p>{len(rows)} figure(s) of {escape(str(previous['as_of']))} changed between "
+            f"the previous pack and this one ({section['events_between']} event(s) recorded "
+            "between); the consistency proof from its head to this pack's is in "
+            "restatements.json.</p>",
+            table(rows, ["figure", "status", "before", "after", "clause", "recorded"],
+                  headers={"recorded": "moved by the events recorded"})]
+
+
+def _cell(value: Any) -> str:
+    import json
+
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def _problems(problems: Any) -> list[str]:

@@ -48,6 +48,14 @@ class Raw:
     def count(self) -> int:
         return len(self.rows())
 
+    def drop_tree(self) -> None:
+        """What a forger who rewrites the log does to the Merkle tree kept beside it
+        (``ledger.store.merkle``), which would name the first rewritten event: removes
+        it. The ledger then looks like one written before the tree was kept; only a
+        checkpoint signed before the rewrite shows it."""
+        with self._conn() as c:
+            c.execute("DELETE FROM ledger_merkle_tiles")
+
 
 def store_rows(url: str) -> list[tuple]:
     """Every row of the event and snapshot tables, in storage order, as plain values: two
@@ -106,3 +114,28 @@ def relink(record: dict, prev: str | None, deal_last: dict) -> str:
     record["hash"] = record_hash(record)
     deal_last[record["deal"]] = record["hash"]
     return record["hash"]
+
+
+def rewrite(url: str, seq: int, change) -> None:
+    """What a forger with write access does: edit the event at ``seq`` with
+    ``change(record)``, recompute every hash after it (``relink``), and point the chain
+    heads at the new hashes, so the log is self-consistent; the Merkle tree beside the
+    log is left as it was (``Raw.drop_tree`` removes it)."""
+    import json
+
+    raw, chain = Raw(url), RawChain(url)
+    prev = None
+    new_hash: dict[int, str] = {}
+    deal_last: dict[str, str] = {}
+    for position, state, *_ in raw.rows():
+        outer = json.loads(state)
+        record = outer["record"]
+        if record["seq"] == seq:
+            change(record)
+        prev = relink(record, prev, deal_last)
+        new_hash[record["seq"]] = prev
+        raw.set_state(position, json.dumps(outer, separators=(",", ":")).encode())
+    for position, state, *_ in chain.rows():
+        outer = json.loads(state)
+        outer["hash"] = new_hash[outer["seq"]]
+        chain.set_state(position, json.dumps(outer, separators=(",", ":")).encode())

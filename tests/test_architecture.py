@@ -28,10 +28,13 @@ RANK = {room: rank for rank, room in enumerate(ROOMS)}
 # Not the store, the chain, locks, connections, files (store, chain, chainhead, connection,
 # locks, stable, jsonl, operations): projections do no I/O. ``ledger.collector`` only holds
 # off Python's garbage collector around a computation: it changes no result.
+# ``ledger.proofs`` checks RFC 6962 proofs with ``hashlib``: a pure function (a pack's
+# restatements carry a consistency proof, checked when they are made again).
 PURE_LEDGER = ("ledger.events", "ledger.stored", "ledger.dates", "ledger.values", "ledger.terms",
                "ledger.dealterms", "ledger.registration_terms", "ledger.calendar",
                "ledger.daycount", "ledger.dayorder", "ledger.errors", "ledger.guards",
-               "ledger.upcasting", "ledger.collector", "ledger.references")
+               "ledger.upcasting", "ledger.collector", "ledger.references",
+               "ledger.proofs")
 # Libraries that do I/O or talk to a terminal: never in a projection.
 IO_LIBRARIES = ("os", "io", "pathlib", "shutil", "tempfile", "sqlite3", "socket",
                 "subprocess", "eventsourcing", "psycopg", "sqlite_utils", "click", "rich")

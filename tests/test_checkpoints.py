@@ -81,6 +81,7 @@ class Forger(Raw):
                 outer = json.loads(state)
                 outer["hash"] = new_hash[outer["seq"]]
                 self.set_state(position, json.dumps(outer, separators=(",", ":")).encode())
+        self.drop_tree()
 
 
 def set_principal(amount: str):

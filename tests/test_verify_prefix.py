@@ -51,23 +51,23 @@ def test_a_prefix_of_an_earlier_event_still_proves_the_log_extends_it(db):
 def test_an_ambiguous_prefix_is_refused(db, monkeypatch):
     # two events whose hashes share 8 digits would take about 2**16 events to meet by
     # chance: make every hash begin alike instead
-    import ledger.store.chain as chain
+    from ledger.store.walk import Walk
 
     records = [json.loads(x) for x in ok(run("log", "--json", "--db", db)).splitlines()]
-    monkeypatch.setattr(chain._Walk, "__init__", _patched_init(chain._Walk.__init__))
+    monkeypatch.setattr(Walk, "__init__", _patched_init(Walk.__init__))
     result = run("verify", "--db", db, "--expect", "f" * 8)
     assert result.exit_code == 2 and "begins the hashes of 2 events (seq 1, 2)" in result.stderr
     assert len(records) == 2
 
 
 def _patched_init(original):
-    def init(self, ledger, kept, *rest):
-        original(self, ledger, kept, *rest)
+    def init(self, ledger, view, kept, *rest):
+        original(self, ledger, view, kept, *rest)
         self.head_seqs = []
         real = type(self).event
 
-        def event(n, record, _self=self):
-            verdict = real(_self, n, record)
+        def event(*row, _self=self):
+            verdict = real(_self, *row)
             if verdict is None and _self.kept is not None:
                 _self.head_seqs.append(_self.seq - 1)
                 _self.seen_head = True

@@ -49,6 +49,7 @@ def _forge_last(url: str, change) -> None:
     head = json.loads(head_state)
     head["hash"] = record["hash"]
     chain.set_state(head_position, json.dumps(head, separators=(",", ":")).encode())
+    raw.drop_tree()
 
 
 def _payment_to_nobody(record):

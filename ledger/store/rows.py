@@ -13,3 +13,13 @@ def blob(value: Any) -> bytes:
     if isinstance(value, str):
         return value.encode("utf-8", "surrogatepass")
     return bytes(value)
+
+
+def state_of(mapper: Any, raw: bytes) -> dict[str, Any]:
+    """A stored row's state as the library's mapper decodes it (its cipher, compressor
+    and transcoder), without making the domain event."""
+    if mapper.cipher:
+        raw = mapper.cipher.decrypt(raw)
+    if mapper.compressor:
+        raw = mapper.compressor.decompress(raw)
+    return mapper.transcoder.decode(raw)

@@ -38,6 +38,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from .. import guards
 from ..forked import Child
+from . import merkle
 from .chainhead import GENESIS
 from ..errors import LedgerError
 from ..upcasting import VERSION_FIELD, current_version
@@ -432,7 +433,8 @@ def _child(job: Job, by_deal: dict[str, list[int]], order: list[str], claims: An
 
 def link(job: Job, checked: Checked, stored_of: Callable[..., Any] | None,
          head_hash: str, started_prefix: str, recorded_prefix: str,
-         topics: tuple[str, str], row: Callable[[Any, int, str, bytes], Any]
+         topics: tuple[str, str], row: Callable[[Any, int, str, bytes], Any],
+         leaves: list[bytes] | None = None
          ) -> tuple[list[Any], list[Any], dict[str, list[Any]], dict[str, int],
                     dict[int, tuple[str, str, str]]]:
     """Step 2, in seq order: fill each line's holes with the hash before it in the log
@@ -443,8 +445,11 @@ def link(job: Job, checked: Checked, stored_of: Callable[..., Any] | None,
     Returns the records and their stored events, in seq order, each deal's ``at`` (its
     last ``[seq, hash]``), each deal's version after the batch, and the links
     (``prev_hash``, ``deal_prev``, ``hash``) of the lines not parsed in this process,
-    whose records are ``None`` (``ledger.store.bulk`` makes them when asked)."""
+    whose records are ``None`` (``ledger.store.bulk`` makes them when asked).
+    ``leaves``: where each line's Merkle leaf hash goes, in seq order, if the log's tree
+    is kept (``ledger.store.merkle``: over the same canonical bytes as its hash)."""
     deal_id = job.stream_id
+    leaf_hash = None if leaves is None else merkle.leaf_hash
     started_topic, recorded_topic = topics
     sha256 = hashlib.sha256
     pieces, records = checked.pieces, checked.records
@@ -464,7 +469,10 @@ def link(job: Job, checked: Checked, stored_of: Callable[..., Any] | None,
             dp = GENESIS if stream is None else stream.at[1]
             ids[deal] = deal_id(deal)
         c0, c1, c2, s0 = pieces[k]
-        h = sha256(f"{c0}{dp}{c1}{prev}{c2}".encode("utf-8")).hexdigest()
+        text = f"{c0}{dp}{c1}{prev}{c2}".encode("utf-8")
+        h = sha256(text).hexdigest()
+        if leaf_hash is not None:
+            leaves.append(leaf_hash(text))   # type: ignore[union-attr]
         record = records[k]
         if record is None and new_events[k] is not None:
             record = job.record(k)

@@ -47,6 +47,7 @@ from ..collector import paused
 from ..errors import DuplicateKey, LedgerBusy, StoreError
 from ..idempotency import recorded_already
 from ..stored import format_timestamp, parse_timestamp
+from . import treestore
 from .canonical import _canonical_text, _quote, _record_pieces, deal_id, new_ids
 from .chainhead import CHAIN_ID, Head
 from .connection import (RETRY_SECONDS, cannot_write, default_user, is_read_only, is_transient,
@@ -113,6 +114,10 @@ def _reaping() -> Iterator[None]:
 class Ledger(Reading):
     """The ledger: append validated events, read them back (``Reading``), verify the
     chain (``ledger.store.chain``)."""
+
+    #: Whether appends keep the log's Merkle tree (``ledger.store.treestore``); off only
+    #: where a benchmark measures what keeping it costs.
+    keeps_tree = True
 
     def _deal(self, deal: str) -> DealStream | None:
         """The deal's aggregate as stored now: the cached copy fast-forwarded by the
@@ -268,12 +273,15 @@ class Ledger(Reading):
             attempt += 1
             head, self._locked_head = self._locked_head or self.head(), None
             deals = set(lines.deals) if lines is not None else {n.deal for n in new_events}
+            tree = treestore.growth(self, head.seq) if self.keeps_tree else None
+            leaves: list[bytes] | None = None if tree is None else []
             try:
-                staged = self._stage(list(new_events), head, who, lines, advance)
+                staged = self._stage(list(new_events), head, who, lines, advance, leaves)
             except BaseException:
                 self._forget(deals)
                 raise
             streams, before, records, stored, guard_texts = staged
+            tiles = None if tree is None else tree.add(leaves)   # type: ignore[arg-type]
             last = records[-1]
             chain = ChainAdvanced(originator_id=CHAIN_ID, originator_version=head.version + 1,
                                   timestamp=ChainAdvanced.create_timestamp(),
@@ -282,14 +290,18 @@ class Ledger(Reading):
             # The log must hold the events in seq order, the order their hashes chain
             # in, whatever the batch interleaves (``_stage`` makes them in that order),
             # with the chain head last: one call of the library's recorder, one
-            # transaction (on PostgreSQL one call of its insert function), all or nothing.
+            # transaction (on PostgreSQL one call of its insert function), all or nothing;
+            # and the log's Merkle tree grown by the batch's leaves in that transaction.
             if _record_seq is not _SEQ_ORDER:
                 stored = [row.stored for row in sorted(map(_Row, records, stored),
                                                        key=_record_seq)]
             stored.append(self.app.mapper.to_stored_event(chain))
             try:
                 with self._binary_params():
-                    self.app.recorder.insert_events(stored)
+                    if tiles is None:
+                        self.app.recorder.insert_events(stored)
+                    else:
+                        treestore.insert(self, stored, tiles, tree.create)  # type: ignore
             except (IntegrityError, OperationalError) as err:
                 self._forget(deals)
                 if is_read_only(err):
@@ -327,7 +339,9 @@ class Ledger(Reading):
                          "attempts); nothing was written; try again")
 
     def _stage(self, new_events: list[Any], head: Head, who: str, lines: Any = None,
-               advance: Callable[[int], None] | None = None) -> tuple[dict[str, DealStream], dict[str, int], Sequence[dict[str, Any]],
+               advance: Callable[[int], None] | None = None,
+               leaves: list[bytes] | None = None
+               ) -> tuple[dict[str, DealStream], dict[str, int], Sequence[dict[str, Any]],
                           list[Any], dict[str, str]]:
         """Check every event against its deal's state and build its record and the
         library's stored event of it, in seq order; fold it into the deal's aggregate
@@ -348,7 +362,8 @@ class Ledger(Reading):
         ``lines`` (``bulk.Lines``): the batch unparsed (``new_events`` all ``None``): each
         deal's lines are parsed by the process that checks them, and ``bulk.Unsure``
         where the one pass cannot take the batch; the records are then a
-        ``bulk.Records``."""
+        ``bulk.Records``. ``leaves``: where the lines' Merkle leaf hashes go, in seq
+        order, when the log's tree is kept (``ledger.store.treestore``)."""
         from . import bulk, staging
 
         now = self.clock()
@@ -382,7 +397,7 @@ class Ledger(Reading):
                                                                record))
         made, stored, at, versions, unmade = staging.link(
             job, checked, stored_of, head.hash, *_stored_prefixes(now),
-            (STARTED_TOPIC, RECORDED_TOPIC), _Stored)
+            (STARTED_TOPIC, RECORDED_TOPIC), _Stored, leaves)
         records = bulk.records_of(made, unmade, lines, job.record, new_events)
         streams: dict[str, DealStream] = {}
         for deal, stream in job.loaded.items():
