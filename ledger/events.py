@@ -116,8 +116,14 @@ class EventReinstated(Data):
 
 
 class NotesIssued(Data):
+    """Notes issued; ``upon``: at the closing, upon exercise of the Initial Purchasers'
+    option, or ``other``wise (a reissue of Notes repurchased, say: outstanding and
+    restricted like any Note, but no option issue, so no anchor ``last_option_issue``
+    counts from it). Unsaid: an original issue, at the closing or upon the option."""
+
     holder: Name
     principal: Money
+    upon: Literal["closing", "option", "other"] | None = None
 
 
 class NotesTransferred(Data):

@@ -115,7 +115,8 @@ def effects(state: dict[str, Any], record: dict[str, Any]) -> list[tuple[str, En
     if t == "NotesIssued":
         cents = _cents(data["principal"])
         return [(f"notes:{data['holder']}", entry("+", cents)),
-                ("positions", entry(t, [data["holder"], cents]))]
+                ("positions", entry(t, [data["holder"], cents]
+                                    + (["other"] if data.get("upon") == "other" else [])))]
     if t == "NotesTransferred":
         cents = _cents(data["principal"])
         return [(f"notes:{data['from_holder']}", entry("-", -cents)),

@@ -109,7 +109,7 @@ def _issue_days(state: dict[str, Any]) -> list[date]:
     retracted = state["retracted"]
     return [date.fromisoformat(e[0]) for e in
             state["timelines"].get("positions", {}).get("entries", ())
-            if e[3] == "NotesIssued" and e[2] not in retracted]
+            if e[3] == "NotesIssued" and e[2] not in retracted and e[4][2:] != ["other"]]
 
 
 # -------------------------------------------------------------- what the agreement allows

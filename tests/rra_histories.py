@@ -217,7 +217,8 @@ def deal_history(draw, deal: str, big: bool, covered_tail: bool = True,
             holder=draw(st.sampled_from(holders)), principal="12000000")
     if draw(st.integers(0, 3)) == 0:   # more, to a Holder no move draws: past $72M or not
         add(CLOSING + days(draw(st.integers(1, 400))), "NotesIssued", holder=OVERFLOW,
-            principal=str(draw(st.integers(1, 40)) * 1_000_000))
+            principal=str(draw(st.integers(1, 40)) * 1_000_000),
+            **({"upon": "other"} if draw(st.booleans()) else {}))   # a reissue: no option
     filed = effective = None
     if draw(st.integers(0, 5)):
         filed = CLOSING + days(draw(st.integers(3, 40) | st.integers(10, 20)))

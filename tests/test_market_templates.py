@@ -99,9 +99,10 @@ def test_a_debentures_lapse_is_cured_within_ten_business_days_and_damages_run_on
     """(c): a stop order 2007-06-01 (a Friday) cured 2007-06-20. Ten Business Days after
     2007-06-01: June 4-8 and 11-15, so the last day to cure is 2007-06-15; damages from
     2007-06-16 to 2007-06-20 (exclusive): 30/360 30*(6-6) + (20-16) = 4 days, at 0.25%
-    (a new default, day 1 of its clock). They accrue "on the aggregate outstanding
-    principal amount of the Debentures": B bought 40,000,000 under the shelf on 2007-05-15
-    and earns too (under the Infocrossing RRA, a buyer under the shelf holds no Transfer
+    (a new default, day 1 of its clock). The excerpt is cut off before (c) says what it
+    costs: the template applies (a)/(b)'s ladder and base, "the aggregate outstanding
+    principal amount of the Debentures", to (c) as well (its ``market_practice``, "damages
+    for (c)"), so B, who bought 40,000,000 under the shelf on 2007-05-15, earns too (under the Infocrossing RRA, a buyer under the shelf holds no Transfer
     Restricted Security and earns nothing).
     A: 60,000,000 x 0.0025 x 4/360 = 1,666.67; B: 40,000,000 x 0.0025 x 4/360 = 1,111.11,
     payable 2007-09-04 (2007-09-01 a Saturday, 09-03 Labor Day)."""

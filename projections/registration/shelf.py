@@ -87,8 +87,12 @@ class Anchors:
 
     @classmethod
     def of(cls, terms: RegistrationTerms, events: Sequence[Event] = ()) -> "Anchors":
-        """From the ``NotesIssued`` and ``Rule144kDate`` events (``ANCHOR_EVENTS``)."""
-        last = max([terms.issued, *(e.date for e in events if e.type == "NotesIssued")])
+        """From the ``NotesIssued`` and ``Rule144kDate`` events (``ANCHOR_EVENTS``): the
+        last option issue is the last ``NotesIssued`` at the closing or upon the option,
+        never one ``upon="other"`` (a reissue is no issue "upon exercise of the Initial
+        Purchasers' option"), nor before the Issue Date."""
+        last = max([terms.issued, *(e.date for e in events if e.type == "NotesIssued"
+                                    and e.data.get("upon") != "other")])
         rule_144k = next((e for e in events if e.type == "Rule144kDate"), None)
         free = (rule_144k.date if rule_144k is not None
                 and "rule_144k" in terms.transfer_restricted.until else date.max)

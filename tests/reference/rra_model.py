@@ -292,7 +292,9 @@ class _Model:
         if name == "effective":
             return self.effective
         # the last day Notes were issued (the purchasers' option), or the Issue Date
-        return max([self.issued, *(day_of(e["date"]) for e in self.of("NotesIssued"))])
+        # ("upon exercise of the Initial Purchasers' option": not a reissue, upon="other")
+        return max([self.issued, *(day_of(e["date"]) for e in self.of("NotesIssued")
+                                   if e["data"].get("upon") != "other")])
 
     # ---------------------------------------------------------------- the shelf
 
