@@ -39,16 +39,21 @@ def text_of(template: dict) -> str | None:
     return _words((MARKET / m.group(1)).read_text("utf-8")) if m else None
 
 
-def quoted(value, path="terms"):
-    """``(path, rule)`` of every object of ``value`` with a ``quote``."""
+def rules(value, key: str, path="terms"):
+    """``(path, rule)`` of every object of ``value`` with a ``key`` (not null)."""
     if isinstance(value, dict):
-        if value.get("quote"):
+        if value.get(key):
             yield path, value
         for k, v in value.items():
-            yield from quoted(v, f"{path}.{k}")
+            yield from rules(v, key, f"{path}.{k}")
     elif isinstance(value, list):
         for i, v in enumerate(value):
-            yield from quoted(v, f"{path}[{i}]")
+            yield from rules(v, key, f"{path}[{i}]")
+
+
+def quoted(value):
+    """``(path, rule)`` of every rule of ``value`` with a ``quote``."""
+    return rules(value, "quote")
 
 
 def occurs(quote: str, text: str) -> bool:
@@ -166,20 +171,9 @@ MARKET_TEMPLATES = ("debentures-rra-2005", "senior-notes-2002", "edwards-rra-200
 def test_a_market_term_the_text_does_not_state_says_it_is_market_practice(name):
     """A rule or plain term of a market template quotes its text or is cited as market
     practice: nothing else stands for a term the excerpt does not state."""
-    unmarked = [path for path, rule in _sections(TEMPLATES[name]["terms"])
+    unmarked = [path for path, rule in rules(TEMPLATES[name]["terms"], "section")
                 if not rule.get("quote") and "market practice" not in rule["section"]]
     assert unmarked == [], f"{name}: neither quoted nor market practice: {unmarked}"
-
-
-def _sections(value, path="terms"):
-    if isinstance(value, dict):
-        if "section" in value:
-            yield path, value
-        for k, v in value.items():
-            yield from _sections(v, f"{path}.{k}")
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _sections(v, f"{path}[{i}]")
 
 
 def _in_words(value) -> list[str]:
