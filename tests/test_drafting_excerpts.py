@@ -11,6 +11,8 @@ agreement (only what each one's opening names), so there is nothing to draft fro
 
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 
 import pytest
@@ -106,6 +108,11 @@ def test_the_debentures_registration_defaults_clause():
         "transfer_restricted", "defaults.suspension", "damages.cap",
         "damages.conversion_shares", "payment", "suspensions", "questionnaire",
         "trustee_notice", "advise_holders", "notices", "amendments"})
+    # (c) is cut off inside its cure: "within ten Business Days (or, if a Deferral Period
+    # is then in effect and subject to ... the filing o[...excerpt ends]": the ten days
+    # are read, the other period is not: the note says so, quoting the cut
+    unusable = next(t for t in d.found if t.path == "defaults.unusable")
+    assert "cut off" in unusable.note and "the filing o[...excerpt ends]" in unusable.note
     cap = next(m for m in d.missing if m.path == "damages.cap")
     assert "ends at 0.50%" in cap.why and "no maximum" in cap.why
     assert {r.name for r in d.readings} == {"overlapping_defaults",
@@ -149,6 +156,10 @@ def test_the_senior_notes_registration_agreement_summary():
     assert "(d) the date as of which all the Senior Convertible Not" in cut.why
     closing = next(m for m in d.missing if m.path == "closing_date")
     assert "dated 2002-03-05" in closing.why
+    # (c) "have been transferred pursuant to Rule 144": the schema has no Rule 144
+    # transfer of all; all_sold is the nearest end, and the note names the choice
+    period = next(t for t in d.found if t.path == "effectiveness_period")
+    assert '(iii)(c) "transferred pursuant to Rule 144" read as all_sold' in period.note
     assert d.date == "2002-03-05"
 
 
@@ -274,6 +285,14 @@ def test_each_excerpt_of_the_other_openings(case):
         assert count.readings == ("30/360", "ACT/360")
         steps = next(t for t in d.found if t.path == "damages.steps")
         assert "first period read as 90 days" in steps.note
+    if case in ("market-b", "market-c"):
+        # a note quotes only the excerpt's words: b says "each subsequent 90-day period",
+        # c "+0.25% per 90 days"
+        steps = next(t for t in d.found if t.path == "damages.steps")
+        said = {"market-b": "each subsequent 90-day period", "market-c": "per 90 days"}[case]
+        assert f"counts '{said}'" in steps.note
+        for quoted in re.findall(r"'([^']*)'", steps.note):
+            assert flat(quoted) in flat(plain_text(text)), quoted
     if case == "market-e":
         effective = next(t for t in d.found if t.path == "effectiveness")
         assert "from the date hereof" in effective.note

@@ -197,7 +197,7 @@ def _ladders(p: Phrases) -> tuple[list[list[RateStep]], list[str]]:
             step["after_days"] = length if length is not None else every
             if length is None and every is not None:
                 notes.append(f"the first period read as {every} days: the text "
-                                      f"counts 'each subsequent {every}-day period'")
+                             f"counts '{' '.join(each.group(0).split())}'")
             if each and add:
                 step["every_days"] = every
         begins = (("anniversary", step["anniversary"]) if "anniversary" in step else

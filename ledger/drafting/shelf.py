@@ -270,6 +270,7 @@ def _effectiveness_period(p: Phrases) -> None:
     s0, _ = p.a.clause(start, end)
     quote = p.a.quote(s0, end)
     ends: list[PeriodEnd] = []
+    notes: list[str | None] = []
     for item in items:
         if item.parent is not owner:
             continue
@@ -290,10 +291,16 @@ def _effectiveness_period(p: Phrases) -> None:
                 [previous.section, cite]), quote=previous.quote + " ... " + quote_item)
             continue
         ends.append(PeriodEnd(*kind, section=cite, quote=quote_item))
+        if kind[0] == "all sold" and re.search(r"transferred\s+pursuant\s+to\s+Rule\s+144",
+                                              words, re.I):
+            notes.append(f"{cite} \"transferred pursuant to Rule 144\" read as all_sold, the "
+                         "nearest end the terms have: a transfer of all under Rule 144 is "
+                         "not a sale under the shelf; check it")
     if ends:
         named = next((n_ for n_ in _PERIOD_NAMES if n_.lower() in quote.lower()), None)
+        notes.insert(0, None if named else "the period the shelf is kept effective")
         p.found("effectiveness period", ends, section, quote,
-                None if named else "the period the shelf is kept effective")
+                "; ".join(x for x in notes if x) or None)
 
 
 def _descendants(node):
