@@ -279,6 +279,13 @@ def test_each_excerpt_of_the_other_openings(case):
     text = _opening(start, end)
     d = draft(text)
     _check(d, text, found, OPENINGS_MISSING[case])
+    # the named readings whose sentence is in the excerpt: a and b accrue "from and
+    # including" the date the Registration Default occurs (which day is the default's:
+    # default_date); c and d limit suspensions by a window without saying what its breach
+    # is (window_breach)
+    assert {r.name for r in d.readings} == {
+        "market-a": {"default_date"}, "market-b": {"default_date"},
+        "market-c": {"window_breach"}, "market-d": {"window_breach"}}.get(case, set())
     if case == "market-b":
         # "amount = rate x principal x days / 360": 30/360 or actual days over 360
         count = next(m for m in d.missing if m.path == "payment.day_count")
