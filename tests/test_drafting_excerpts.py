@@ -11,6 +11,8 @@ agreement (only what each one's opening names), so there is nothing to draft fro
 
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 
 import pytest
@@ -106,6 +108,11 @@ def test_the_debentures_registration_defaults_clause():
         "transfer_restricted", "defaults.suspension", "damages.cap",
         "damages.conversion_shares", "payment", "suspensions", "questionnaire",
         "trustee_notice", "advise_holders", "notices", "amendments"})
+    # (c) is cut off inside its cure: "within ten Business Days (or, if a Deferral Period
+    # is then in effect and subject to ... the filing o[...excerpt ends]": the ten days
+    # are read, the other period is not: the note says so, quoting the cut
+    unusable = next(t for t in d.found if t.path == "defaults.unusable")
+    assert "cut off" in unusable.note and "the filing o[...excerpt ends]" in unusable.note
     cap = next(m for m in d.missing if m.path == "damages.cap")
     assert "ends at 0.50%" in cap.why and "no maximum" in cap.why
     assert {r.name for r in d.readings} == {"overlapping_defaults",
@@ -149,6 +156,10 @@ def test_the_senior_notes_registration_agreement_summary():
     assert "(d) the date as of which all the Senior Convertible Not" in cut.why
     closing = next(m for m in d.missing if m.path == "closing_date")
     assert "dated 2002-03-05" in closing.why
+    # (c) "have been transferred pursuant to Rule 144": the schema has no Rule 144
+    # transfer of all; all_sold is the nearest end, and the note names the choice
+    period = next(t for t in d.found if t.path == "effectiveness_period")
+    assert '(iii)(c) "transferred pursuant to Rule 144" read as all_sold' in period.note
     assert d.date == "2002-03-05"
 
 
@@ -225,29 +236,130 @@ OPENINGS_CASES = {
 }
 
 
+#: what each excerpt leaves unsaid, read from its words: the schema's terms it never
+#: speaks of (every term of ``ALL`` and the deal's ``date`` but those named), and the
+#: parts of the terms it speaks of that it does not state
+PAYMENT_PARTS = {"payment.interest_payment_dates", "payment.first_interest_payment_date",
+                 "payment.record_dates", "payment.roll", "payment.day_count",
+                 "payment.paid_to", "payment.paid_in"}
+
+
+def _all_but(*spoken_of: str) -> set[str]:
+    return ({"date"} | ALL) - set(spoken_of)
+
+
+OPENINGS_MISSING = {
+    # the EPIX and SL Green definitions state the payment dates only; "June 15"/"March 30"
+    # carry no year, so no deal date
+    "epix": _all_but("payment") | PAYMENT_PARTS - {"payment.interest_payment_dates"},
+    "sl-green": _all_but("payment") | PAYMENT_PARTS - {"payment.interest_payment_dates"},
+    "edwards": _all_but(),
+    # a. the rate, its steps and the cap; "[..]" hides what it accrues on; no conversion
+    "market-a": _all_but("damages") | {"damages.base", "damages.conversion_shares"},
+    # b. as a, and paid in cash to the persons paid ordinary interest on "the regular
+    # interest payment dates" (not named), "days / 360" read two ways
+    "market-b": _all_but("damages", "payment") | {"damages.base",
+                                                   "damages.conversion_shares"}
+    | PAYMENT_PARTS - {"payment.paid_to", "payment.paid_in"},
+    # c. as a, and a window of suspended days: one period's length and the number of
+    # periods are not stated (the excerpt quotes only the window)
+    "market-c": _all_but("damages", "suspensions") | {
+        "damages.base", "damages.conversion_shares", "suspensions.single",
+        "suspensions.max_periods"},
+    # d. one deferral's length and the window; the number of deferrals not stated
+    "market-d": _all_but("suspensions") | {"suspensions.max_periods"},
+    # e. the filing and effectiveness deadlines only
+    "market-e": _all_but("filing", "effectiveness"),
+}
+
+
 @pytest.mark.parametrize("case", sorted(OPENINGS_CASES))
 def test_each_excerpt_of_the_other_openings(case):
     (start, end), found = OPENINGS_CASES[case]
     text = _opening(start, end)
     d = draft(text)
-    tops = {path.split(".")[0] for path in found}
-    inner = {p for p in found if "." in p}
-    # every term of the schema is found or listed as missing; a term found in part
-    # (payment dates without the rest of the payment clause) lists each of the rest
-    missing = {m.path for m in d.missing}
-    assert not missing & set(found)
-    assert {p.split(".")[0] for p in ALL} <= tops | {m.split(".")[0] for m in missing}
-    _check(d, text, found, missing)
-    for path in inner:
-        assert path not in missing
+    _check(d, text, found, OPENINGS_MISSING[case])
+    # the named readings whose sentence is in the excerpt: a and b accrue "from and
+    # including" the date the Registration Default occurs (which day is the default's:
+    # default_date); c and d limit suspensions by a window without saying what its breach
+    # is (window_breach)
+    assert {r.name for r in d.readings} == {
+        "market-a": {"default_date"}, "market-b": {"default_date"},
+        "market-c": {"window_breach"}, "market-d": {"window_breach"}}.get(case, set())
     if case == "market-b":
         # "amount = rate x principal x days / 360": 30/360 or actual days over 360
         count = next(m for m in d.missing if m.path == "payment.day_count")
         assert count.readings == ("30/360", "ACT/360")
         steps = next(t for t in d.found if t.path == "damages.steps")
         assert "first period read as 90 days" in steps.note
+    if case in ("market-b", "market-c"):
+        # a note quotes only the excerpt's words: b says "each subsequent 90-day period",
+        # c "+0.25% per 90 days"
+        steps = next(t for t in d.found if t.path == "damages.steps")
+        said = {"market-b": "each subsequent 90-day period", "market-c": "per 90 days"}[case]
+        assert f"counts '{said}'" in steps.note
+        for quoted in re.findall(r"'([^']*)'", steps.note):
+            assert flat(quoted) in flat(plain_text(text)), quoted
     if case == "market-e":
         effective = next(t for t in d.found if t.path == "effectiveness")
         assert "from the date hereof" in effective.note
     if not found:
-        assert d.found == [] and missing >= ALL
+        assert d.found == []
+
+
+#: the items' header lines and the items the test above does not draft (3 and 5): what
+#: each states, read by hand
+HEADER_CASES = {
+    # "EPIX Medical, Inc. - Registration Rights Agreement, June 7, 2004, ...;
+    # $100,000,000 3% Convertible Senior Notes due 2024": the agreement's date and the
+    # principal (no option is named: the amount itself); "due 2024" names no day
+    "epix": (("1. ", "Retrieved definitions"), {
+        "agreement_date": ("2004-06-07", "RRA", "Registration Rights Agreement, June 7, 2004"),
+        "maximum_principal": ("100000000", "RRA", "$100,000,000 3% Convertible Senior Notes"),
+    }),
+    "sl-green": (("2. ", "Retrieved: "), {
+        "agreement_date": ("2007-03-26", "RRA", "Registration Rights\nAgreement, March 26, "
+                           "2007"),
+    }),
+    # 3. New River: "$125,000,000 ($143,750,000 with the option) 3.50% Convertible
+    # Subordinated Notes": 143,750,000 with the option exercised in full
+    "new-river": (("3. ", "\n\n4."), {
+        "agreement_date": ("2006-07-25", "RRA", "Registration Rights Agreement, July 25, 2006"),
+        "maximum_principal": ("143750000", "RRA", "$125,000,000 ($143,750,000 with the option)"),
+    }),
+    "edwards": (("4. ", "Retrieved definition"), {
+        "agreement_date": ("2003-05-09", "RRA", "Registration Rights Agreement, May 9, 2003"),
+    }),
+    # 5. two agreements of the same form (Nextel, August 6, 2003; Axcelis, May 2, 2006):
+    # nothing found; the date is left to a person with both
+    "nextel-axcelis": (("5. ", "\n\nFurther"), {}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HEADER_CASES))
+def test_the_header_lines_and_the_items_without_clauses(case):
+    (start, end), found = HEADER_CASES[case]
+    text = _opening(start, end)
+    d = draft(text)
+    _check(d, text, {p: (v, s, " ".join(w.split())) for p, (v, s, w) in found.items()},
+           ALL | ({"date"} if case == "nextel-axcelis" else set()))
+    if case == "nextel-axcelis":
+        date = next(m for m in d.missing if m.path == "date")
+        assert date.readings == ("2003-08-06", "2006-05-02")
+        assert "several agreements" in date.why
+
+
+def test_a_text_holding_several_agreements_is_not_one_deal():
+    """The whole of other-openings.txt: six agreements, dated 2003-05-09 (Edwards),
+    2003-08-06 (Nextel), 2004-06-07 (EPIX), 2006-05-02 (Axcelis), 2006-07-25 (New River) and
+    2007-03-26 (SL Green); "Additional Interest Payment Date" defined twice (EPIX: June 15
+    and December 15; SL Green: March 30 and September 30). The draft has no date: the
+    reason says the text holds several agreements and names both definitions."""
+    d = draft(_text(OPENINGS))
+    assert d.date is None
+    date = next(m for m in d.missing if m.path == "date")
+    assert date.readings == ("2003-05-09", "2003-08-06", "2004-06-07", "2006-05-02",
+                             "2006-07-25", "2007-03-26")
+    assert "several agreements" in date.why
+    assert "each of June 15 and December 15" in date.why
+    assert "each March 30 and September 30" in date.why

@@ -156,6 +156,7 @@ def _ladders(p: Phrases) -> tuple[list[list[RateStep]], list[str]]:
     ladders: list[list[RateStep]] = []
     notes: list[str] = []
     length = None                        # the first period's length ("first 90 days")
+    closes: tuple[str, int, str, str] | None = None  # where the step before says it ends
     rates = _rates(p)
     for (start, end, rate), (lead, trail, section, quote) in zip(rates, _pieces(p, rates)):
         if _is_cap(p, start):
@@ -196,13 +197,31 @@ def _ladders(p: Phrases) -> tuple[list[list[RateStep]], list[str]]:
             step["after_days"] = length if length is not None else every
             if length is None and every is not None:
                 notes.append(f"the first period read as {every} days: the text "
-                                      f"counts 'each subsequent {every}-day period'")
+                             f"counts '{' '.join(each.group(0).split())}'")
             if each and add:
                 step["every_days"] = every
+        begins = (("anniversary", step["anniversary"]) if "anniversary" in step else
+                  ("days", step["after_days"]) if commencing else None)
+        if closes is not None and begins is not None and begins[0] == closes[0] \
+                and begins[1] != closes[1] and step.get("after_days") != 0:
+            p.unread("damages ladder", f"{closes[2]} ends a step at {_at(closes[:2])}; "
+                     f"{section} starts the next at {_at(begins)}: \"{closes[3]}\" / "
+                     f"\"{quote}\"", join_sections([closes[2], section]), quote,
+                     (closes[1], begins[1]))
+        upto = re.search(rf"(?<!\w)to\s+the\s+(?P<o>{n.ORD_WORDS}|\d+(?:st|nd|rd|th))\s+"
+                         rf"anniversary", words, re.I)
+        closes = (("days", length, section, quote) if first and length is not None else
+                  ("anniversary", _num(n.ordinal, upto.group("o")), section, quote) if upto
+                  else None)
         if step.get("after_days") == 0 or not ladders:
             ladders.append([])
         ladders[-1].append(RateStep(**step))
     return [ladder for ladder in ladders if ladder], notes
+
+
+def _at(where: tuple[str, int]) -> str:
+    kind, value = where
+    return f"day {value}" if kind == "days" else f"anniversary {value}"
 
 
 def _num(read, text: str) -> int:
@@ -213,7 +232,10 @@ def _num(read, text: str) -> int:
 
 
 def _settle_ladder(p: Phrases, ladders: list[list[RateStep]], notes: list[str]) -> None:
-    if not ladders:
+    """One ladder, found; none when a number of it is stated two ways (read as two
+    readings: the rate in words and figures, a step's end and the next step's start, the
+    text's illustration)."""
+    if not ladders or p.out.unread_of("damages ladder"):
         return
     first = ladders[0]
     same = [ladder for ladder in ladders
@@ -228,6 +250,8 @@ def _settle_ladder(p: Phrases, ladders: list[list[RateStep]], notes: list[str]) 
         sections = join_sections([ladder[i].section for ladder in ladders])
         steps.append(RateStep(**{**_fields(step), "section": sections}))
     notes = [*notes, _illustration(p, steps)]
+    if p.out.unread_of("damages ladder"):
+        return
     p.found("damages ladder", steps, join_sections([s.section for s in steps]),
             " ... ".join(dict.fromkeys(s.quote for s in first)),
             "; ".join(dict.fromkeys(x for x in notes if x)) or None)

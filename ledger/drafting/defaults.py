@@ -143,8 +143,17 @@ def _suspension(p: Phrases, label: str, section: str, quote: str, words: str) ->
         p.found("default: suspension", DefaultKind("suspension", label), section, quote)
         note = None
         if second is not None:
-            extension = re.search(r"extend\s+(?:a|any|such)\s+(?:Suspension|Deferral)\s+Period"
-                                  r"\s+from", p.text, re.I)
+            extension = re.search(rf"extend\s+(?:a|any|such)\s+(?:Suspension|Deferral)\s+Period"
+                                  rf"\s+from\s+(?P<a>{n.NUMBER})\s+days\s+to\s+"
+                                  rf"(?P<b>{n.NUMBER})\s+days", p.text, re.I)
+            if extension is not None and (n.number(extension.group("a")),
+                                          n.number(extension.group("b"))) != (first, second):
+                there, words = p.clause(extension.start(), extension.end())
+                p.unread("suspension single", f"{section}: 'the {m.group('a')} or "
+                         f"{m.group('b')} day'; {there}: '{extension.group(0)}'", section,
+                         quote, ((first, second), (n.number(extension.group("a")),
+                                                   n.number(extension.group("b")))))
+                return
             if extension is None:
                 p.unread("suspension single", f"'the {m.group('a')} or {m.group('b')} day': "
                          "the text does not say when each applies", section, quote,

@@ -76,12 +76,15 @@ class Definition:
 
 
 def plain_text(raw: str) -> str:
-    """``raw`` as plain text: an HTML exhibit's tags dropped (a paragraph, a row, a line
-    break ends a line), its entities decoded; typographic quotes made plain."""
+    """``raw`` as plain text: an HTML exhibit's tags dropped (a paragraph, a row ends a
+    paragraph; a line break ends a line, two end a paragraph), its entities decoded;
+    typographic quotes made plain."""
     if re.search(r"<(?:html|body|p|div|table|font|br)\b", raw, re.I):
         raw = re.sub(r"(?is)<(script|style)\b.*?</\1>", " ", raw)
-        raw = re.sub(r"(?i)<br\s*/?>|</(?:p|div|tr|li|h\d|table)>", "\n\n", raw)
-        raw = re.sub(r"(?s)<[^>]+>", " ", raw)
+        raw = re.sub(r"(?i)</(?:p|div|tr|li|h\d|table)>", "\n\n", raw)
+        raw = re.sub(r"(?i)[ \t]*<br\s*/?>[ \t]*\n?", "\n", raw)
+        raw = re.sub(r"(?i)<t[dh]\b[^>]*>", " ", raw)     # a table's cells: words apart
+        raw = re.sub(r"(?s)<[^>]+>", "", raw)             # inline tags: no space of their own
         raw = html.unescape(raw)
     for bad, good in (("\r\n", "\n"), ("\r", "\n"), ("\xa0", " "), ("\t", "    "),
                       ("\u201c", '"'), ("\u201d", '"'), ("\u2018", "'"), ("\u2019", "'"),
@@ -183,6 +186,10 @@ class Agreement:
         numbered = any(self._section_number(p.text) is not None and _section_heading(
             p.text[_SECTION.match(p.text).end():]) for p in paras)
         self.numbered = numbered
+        # HTML whose paragraphs lost their indentation (<p> for each, no leading spaces):
+        # a paragraph of running text after a list cannot be told from the last item's
+        # own continuation by its indent
+        flat_layout = len({p.indent for p in paras}) == 1 and len(paras) > 1
         part = "preamble" if numbered else "body"
         last_number = 0
         stack: list[Node] = []          # items open under the section (or the part)
@@ -244,6 +251,11 @@ class Agreement:
                     stack.pop()
             else:
                 while stack and stack[-1].indent > para.indent:
+                    stack.pop()
+                # without indentation, a sentence that opens with a capital after an item
+                # of a list closes the list: it belongs to the list's owner ("All such
+                # notices ... shall be deemed to have been duly given" after §10(E)(ii))
+                if flat_layout and len(stack) > 1 and stack[-1].kinds[-1] != "term":
                     stack.pop()
             owner = stack[-1] if stack else parent_top
             if owner is self.root and not numbered:

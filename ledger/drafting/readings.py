@@ -4,7 +4,8 @@ agreement's text so that the draft names both readings beside the sentence.
 Each is recognised by the words that make it ambiguous:
 
 * ``default_date``: damages "from and including the day following the Registration
-  Default" (which day is the default's?);
+  Default", or "from and including the date the Registration Default occurs" (which day
+  is the default's?);
 * ``rate_clock``: "the first 90-day period during which a Registration Default shall have
   occurred" (each episode's first 90 days, or the deal's?);
 * ``overlapping_defaults``: a ladder stated for more than one kind of default, and nothing
@@ -53,6 +54,13 @@ def read(p: Phrases) -> None:
                                r"Registration\s+Default"),
          "which day is the Registration Default's: the last day the Company could still "
          "comply, or the first day of breach")
+    note("default_date", where(r"from\s+and\s+including\s+(?:such\s+date\s*\[the\s+date\s+the"
+                               r"\s+event\s+occurs\]|the\s+(?:date|day)\s+(?:on\s+which\s+)?"
+                               r"(?:the|a|such)\s+Registration\s+Default\s+(?:occurs|has\s+"
+                               r"occurred|shall\s+have\s+occurred))"),
+         "damages accrue from and including the day the Registration Default occurs: which "
+         "day is the default's, the last day the Company could still comply or the first "
+         "day of breach (and the catalog's readings count accrual from the day after it)")
     note("rate_clock", where(r"first\s+\d+[\s-]+day\s+period\s+during\s+which\s+a\s+"
                              r"Registration\s+Default"),
          "'the first 90-day period': each default episode's first days, or the deal's "

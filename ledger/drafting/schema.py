@@ -192,8 +192,8 @@ class _Builder:
             self.put("agreement_date", dated.value.isoformat(), dated)
             self.deal_date = self.deal_date or dated.value.isoformat()
         if self.deal_date is None:
-            self.missing.append(Missing("date", "the deal's date: the text states neither "
-                                        "the agreement's date nor the Closing Date"))
+            self.miss("date", "the deal's date: the text states neither the agreement's "
+                      "date nor the Closing Date", "agreement date")
         issue = f.get("issue date")
         if issue is not None:
             self.put("issue_date", issue.value.isoformat(), issue)

@@ -54,10 +54,12 @@ def read(p: Phrases) -> None:
 def _dates(p: Phrases) -> None:
     agreement = []
     for m in p.finditer(rf"Registration(?:\s+Rights)?\s+Agreement\b[^.;]{{0,60}}?"
-                        rf"(?:dated|made\s+and\s+entered\s+into|entered\s+into)\s+"
+                        rf"(?:dated|made\s+and\s+entered\s+into|entered\s+into|,)\s+"
                         rf"(?:as\s+of\s+)?(?P<d>{n.DATE})"):
         section, quote = p.clause(m.start(), m.end())
         agreement.append((len(quote), section, quote, n.calendar_date(m.group("d"))))
+    if _several_agreements(p, agreement):
+        return
     dated = max(agreement, key=lambda t: t[0])[3] if agreement else None
     if agreement:
         _, section, quote, day = max(agreement, key=lambda t: t[0])
@@ -100,6 +102,34 @@ def _dates(p: Phrases) -> None:
         break
 
 
+def _several_agreements(p: Phrases, agreement: list[tuple]) -> bool:
+    """A text that holds several agreements (a file of excerpts, one agreement pasted after
+    another): two different dates of a Registration Agreement, or one term defined twice
+    with different words ("'Additional Interest Payment Date' means each of June 15 and
+    December 15" / "... means each March 30 and September 30"). Their terms would merge
+    into one deal's: the deal's date is left to a person with every date read, and the
+    reason names the agreements and the terms defined twice."""
+    days = sorted({t[3] for t in agreement})
+    defined: dict[str, list[tuple[int, str]]] = {}
+    for m in p.finditer(r'"(?P<t>[^"]{2,80})"\s+(?:means|shall\s+mean)\b', flags=0):
+        s0, s1 = p.sentence(m.start())
+        defined.setdefault(m.group("t"), []).append((m.start(), " ".join(
+            p.text[m.end():s1].split())))
+    twice = {t: uses for t, uses in defined.items() if len({w for _, w in uses}) > 1}
+    if len(days) < 2 and not twice:
+        return False
+    why = ["the text holds several agreements: draft each on its own"]
+    if len(days) > 1:
+        why.append("Registration Agreements dated " + ", ".join(d.isoformat() for d in days))
+    for term, uses in sorted(twice.items()):
+        why.append(f"'{term}' defined {len(uses)} times: "
+                   + " / ".join(f"\"{w}\"" for _, w in uses))
+    first = min(agreement, key=lambda t: t[3]) if agreement else None
+    p.unread("agreement date", "; ".join(why), first[1] if first else None,
+             first[2] if first else None, tuple(days))
+    return True
+
+
 def _maximum_principal(p: Phrases) -> None:
     """The most Notes the agreement covers: "$60,000,000 ($72,000,000 if the Initial
     Purchaser exercises its option thereunder in full) in aggregate principal amount" is
@@ -108,11 +138,14 @@ def _maximum_principal(p: Phrases) -> None:
 
     money = r"\$\s*(?P<{}>\d{{1,3}}(?:,\d{{3}})+)"
     m = next(iter(p.finditer(
-        money.format("a") + r"\s*\(\s*" + money.format("b") + r"\s+if\s+the\s+Initial\s+"
-        r"Purchasers?\s+exercises?\s+(?:its|their)\s+option[^)]*\)\s+in\s+aggregate\s+"
-        r"principal\s+amount")), None) or next(iter(p.finditer(
+        money.format("a") + r"\s*\(\s*" + money.format("b") + r"\s+(?:if\s+the\s+Initial\s+"
+        r"Purchasers?\s+exercises?\s+(?:its|their)\s+option[^)]*|with\s+the\s+option)\)"
+        rf"\s+(?:in\s+aggregate\s+principal\s+amount|{n.PERCENT}\s+[^.;]{{0,60}}?"
+        r"(?:Notes|Debentures))")), None) or next(iter(p.finditer(
             money.format("a") + r"\s+(?:in\s+)?aggregate\s+principal\s+amount\s+of\s+"
-            r"(?:the\s+Company's\s+)?[^.;]{0,60}?(?:Notes|Debentures)")), None)
+            r"(?:the\s+Company's\s+)?[^.;]{0,60}?(?:Notes|Debentures)")), None) or next(iter(
+            p.finditer(money.format("a") + rf"\s+{n.PERCENT}\s+(?:Convertible|Exchangeable)"
+                       r"[^.;]{0,40}?(?:Notes|Debentures)")), None)
     if m is None:
         return
     amount = m.group("b") if "b" in m.re.groupindex and m.group("b") else m.group("a")
@@ -237,6 +270,7 @@ def _effectiveness_period(p: Phrases) -> None:
     s0, _ = p.a.clause(start, end)
     quote = p.a.quote(s0, end)
     ends: list[PeriodEnd] = []
+    notes: list[str | None] = []
     for item in items:
         if item.parent is not owner:
             continue
@@ -257,10 +291,16 @@ def _effectiveness_period(p: Phrases) -> None:
                 [previous.section, cite]), quote=previous.quote + " ... " + quote_item)
             continue
         ends.append(PeriodEnd(*kind, section=cite, quote=quote_item))
+        if kind[0] == "all sold" and re.search(r"transferred\s+pursuant\s+to\s+Rule\s+144",
+                                              words, re.I):
+            notes.append(f"{cite} \"transferred pursuant to Rule 144\" read as all_sold, the "
+                         "nearest end the terms have: a transfer of all under Rule 144 is "
+                         "not a sale under the shelf; check it")
     if ends:
         named = next((n_ for n_ in _PERIOD_NAMES if n_.lower() in quote.lower()), None)
+        notes.insert(0, None if named else "the period the shelf is kept effective")
         p.found("effectiveness period", ends, section, quote,
-                None if named else "the period the shelf is kept effective")
+                "; ".join(x for x in notes if x) or None)
 
 
 def _descendants(node):

@@ -111,19 +111,48 @@ def _windows(p: Phrases, right: tuple | None) -> list[Window]:
                         rf"{n.WINDOW}"):
         unit, size = n.window(m)
         base, extended = n.number(m.group("a")), n.number(m.group("b"))
-        for i, w in enumerate(found):
-            if w.days == base and (w.in_days if unit == "days" else w.in_months) == size:
-                section, quote = p.clause(m.start(), m.end())
-                found[i] = Window(w.days, w.in_days, w.in_months, extended, w.default,
-                                  w.section, quote)
+        section, quote = p.clause(m.start(), m.end())
+        at = _matching(found, base, unit, size)
+        if at is None:
+            _unmatched(p, found, Window(base, **_in(unit, size), material_days=extended,
+                                        section=section, quote=quote), right)
+            continue
+        w = found[at]
+        found[at] = Window(w.days, w.in_days, w.in_months, extended, w.default, w.section,
+                           quote)
     for f in [f for f in p.out.found if f.term == "window default"]:
         days, unit, size, label = f.value
-        for i, w in enumerate(found):
-            if w.days == days and (w.in_days if unit == "days" else w.in_months) == size:
-                found[i] = Window(w.days, w.in_days, w.in_months, w.material_days,
-                                  (label, f.section, f.quote), w.section, w.quote)
+        at = _matching(found, days, unit, size)
+        if at is None:
+            _unmatched(p, found, Window(days, **_in(unit, size), section=f.section,
+                                        quote=f.quote), right)
+            continue
+        w = found[at]
+        found[at] = Window(w.days, w.in_days, w.in_months, w.material_days,
+                           (label, f.section, f.quote), w.section, w.quote)
     _elsewhere(p, right, found)
     return found
+
+
+def _in(unit: str, size: int) -> dict[str, int]:
+    return {"in_days" if unit == "days" else "in_months": size}
+
+
+def _matching(found: list[Window], days: int, unit: str, size: int) -> int | None:
+    """The index of the window of ``days`` in any ``size`` ``unit`` among ``found``."""
+    return next((i for i, w in enumerate(found)
+                 if w.days == days and (w.in_days if unit == "days" else w.in_months) == size),
+                None)
+
+
+def _unmatched(p: Phrases, found: list[Window], stated: Window, right: tuple | None) -> None:
+    """A window stated outside the right to suspend (its extension, the default its excess
+    is, "as described herein") that is none of the right's: the text states the limits two
+    ways; both readings are named."""
+    where = f" ({right[0]})" if right else ""
+    p.unread("suspension windows", f"{stated.section} states a limit the right to suspend"
+             f"{where} does not: \"{stated.quote}\"", stated.section, stated.quote,
+             (tuple(found), stated))
 
 
 def _key(w: Window) -> tuple:
@@ -143,13 +172,12 @@ def _elsewhere(p: Phrases, right: tuple | None, found: list[Window]) -> None:
             continue
         days = n.number(m.group("d"))
         unit, size = n.window(m)
-        if any(w.days == days and (w.in_days if unit == "days" else w.in_months) == size
-               for w in found):
+        if isinstance(days, n.Conflict) or isinstance(size, n.Conflict) \
+                or unit == "calendar_year" or _matching(found, days, unit, size) is not None:
             continue
         section, quote = p.clause(m.start(), m.end())
-        p.unread("suspension windows", f"{section} states a limit the right to suspend "
-                 f"({right[0]}) does not: \"{quote}\"", section, quote,
-                 (tuple(found), quote))
+        _unmatched(p, found, Window(days, **_in(unit, size), section=section, quote=quote),
+                   right)
 
 
 def _single(p: Phrases, right: tuple | None) -> None:
