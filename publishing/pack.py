@@ -400,18 +400,9 @@ def verify_pack(path: str, keys: list[Any] | None = None) -> PackVerdict:
 
 
 def _read(path: str, name: str) -> bytes:
-    import stat
+    from .faults import read
 
-    try:
-        if not stat.S_ISREG(os.stat(os.path.join(path, name)).st_mode):
-            # a FIFO would block the read for ever: a pack holds regular files only
-            raise _Bad(name, "is not a regular file")
-        with open(os.path.join(path, name), "rb") as f:
-            return f.read()
-    except FileNotFoundError:
-        raise _Bad(name, "is missing") from None
-    except OSError as err:
-        raise _Bad(name, f"cannot be read: {err.strerror}") from None
+    return read(path, name, "pack")
 
 
 def _verify(path: str, keys: list[Any] | None = None) -> PackVerdict:

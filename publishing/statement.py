@@ -33,7 +33,6 @@ import base64
 import hashlib
 import json
 import os
-import stat
 from dataclasses import dataclass
 from datetime import date
 from typing import Any, Mapping, Sequence
@@ -41,7 +40,7 @@ from typing import Any, Mapping, Sequence
 from ledger import notes, proofs
 from ledger.errors import StoreError, UsageError
 
-from .faults import Fault, FileVerdict
+from .faults import Fault, FileVerdict, read
 
 FORMAT = "deal-ledger holder statement 1"
 FILES = ("statement.json", "events.jsonl", "checkpoint", "proofs.json", "index.html")
@@ -225,17 +224,7 @@ def verify_statement(path: str, keys: Sequence[notes.VerifierKey]) -> FileVerdic
 
 
 def _read(path: str, name: str) -> bytes:
-    full = os.path.join(path, name)
-    try:
-        info = os.lstat(full)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE:
-            raise Fault(name, "is not a regular file of a statement")
-        with open(full, "rb") as fh:
-            return fh.read()
-    except FileNotFoundError:
-        raise Fault(name, "is missing") from None
-    except OSError as err:
-        raise Fault(name, f"cannot be read: {err.strerror}") from None
+    return read(path, name, "statement", MAX_FILE)
 
 
 def _verify(path: str, keys: Sequence[notes.VerifierKey]) -> FileVerdict:
