@@ -533,3 +533,26 @@ def test_a_pack_missing_an_event_of_its_deal_is_caught_offline(sqlite_url, tmp_p
             assert verdict.ok, verdict.line()
         else:
             assert not verdict.ok and "seq 3: deal_prev" in verdict.line(), verdict.line()
+
+
+@pytest.mark.parametrize("bound", [0, 60])
+def test_a_deal_folded_after_the_walk_is_held_to_its_snapshot_as_well(store_url, monkeypatch,
+                                                                      bound):
+    # the walk holds guard states for a bounded number of events (ledger.store.refold):
+    # a deal met beyond the bound (0: every deal) or taken back when the states grow past
+    # it (60: the deal's first events are folded, then it is left for after the walk) is folded
+    # after the walk from the same view and compared there, as closely as one held
+    from ledger.store import chain, walk
+    from ledger.store.refold import refold
+
+    monkeypatch.setattr(walk, "HELD_EVENTS", bound)
+    monkeypatch.setattr(chain, "PAGE", 10)   # folded ten rows at a time
+    after = []
+    monkeypatch.setattr(walk, "refold", lambda *a: after.append(a[1]) or refold(*a))
+    _big_deal(store_url)
+    assert _verify(store_url).ok
+    assert len(after) == 1   # the deal was folded after the walk
+    _forge(store_url, reseal=True)
+    v = _verify(store_url)
+    assert not v.ok and "snapshot" in v.reason and "does not match" in v.reason, v.line()
+    assert v.bad_seq == 122, v.line()

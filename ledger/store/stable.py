@@ -103,6 +103,15 @@ class StableView:
         finally:
             raw.row_factory = factory
 
+    def stream_rows(self, stream: Any, after: int, upto: int) -> list[tuple[Any, ...]]:
+        """The rows of one stream (its id as stored) at versions after ``after`` up to
+        ``upto``, in version order: ``(originator_version, state)``."""
+        sql = (f"SELECT originator_version, state FROM {self._events} WHERE originator_id = ? "
+               "AND originator_version > ? AND originator_version <= ? "
+               "ORDER BY originator_version")
+        return [(r["originator_version"], r["state"])
+                for r in self._rows(sql, (stream, after, upto))]
+
     def snapshot_versions(self) -> dict[Any, int]:
         """The version of each stream's latest snapshot (stream ids as stored)."""
         if self._snapshots is None:

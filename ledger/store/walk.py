@@ -17,7 +17,8 @@ cost little more than walking the chain in plain Python (benchmarks/FINDINGS.md,
   log's Merkle tree (``ledger.store.merkle``), grown tile by tile and each tile held
   against the one stored beside the log as soon as it is complete;
 * **guard states folded only where a snapshot waits**: a deal's events are folded up to
-  its latest snapshot, compared there, and the state dropped;
+  its latest snapshot, compared there, and the state dropped; the states held at once
+  are bounded (``ledger.store.refold``: a deal beyond the bound is folded after the walk);
 * the garbage collector held off: what the walk makes is acyclic and freed as it goes.
 """
 
@@ -35,6 +36,7 @@ from . import merkle
 from .canonical import _canonical_text, deal_id
 from .chainhead import CHAIN_ID, GENESIS
 from .rows import blob, state_of
+from .refold import HELD_EVENTS, refold
 from .snapshots import MISMATCH, snapshot_problem
 from .verdict import Verdict, Witness
 from .stream import ChainAdvanced
@@ -77,6 +79,8 @@ class Walk:
         # its events are folded up to it, and the snapshot read and compared there
         self.snapshots = snapshots or {}
         self.states: dict[Any, dict[str, Any]] = {}  # stream -> guard state folded so far
+        self.held_events = 0                    # events folded in the states held
+        self.deferred: set[Any] = set()         # deals folded after the walk (``refold``)
         self.to_fold: list[tuple[Any, dict[str, Any]]] = []  # the page's, to fold
         self.same: dict[str, str] = {}          # one string for each type and date folded
         self.snapshot_bad: Verdict | None = None     # the first snapshot that is wrong
@@ -186,7 +190,7 @@ class Walk:
         if self.rules:
             return self.fold(stream, [record])
         target = self.snapshots.get(stream)
-        if target is None or version > target:
+        if target is None or version > target or stream in self.deferred:
             return None
         # folded at the end of the page, deal by deal (``fold_page``)
         self.to_fold.append((stream, record))
@@ -355,6 +359,11 @@ class Walk:
         no more."""
         state = self.states.get(stream)
         if state is None:
+            if stream in self.deferred:
+                return None
+            if not self.rules and self.held_events >= HELD_EVENTS:
+                self.deferred.add(stream)   # folded after the walk (``refold``)
+                return None
             state = self.states[stream] = guards.new_state()
         fold, same = guards.fold, self.same
         for record in records:
@@ -375,10 +384,21 @@ class Walk:
                     return self.bad(record["seq"], problem)
             fold(state, current, found)
         version = self.versions[stream]
+        if self.rules:
+            if self.snapshots.get(stream) == version:
+                self.snapshot(stream, version, state, records[-1])
+            return None
+        self.held_events += len(records)
         if self.snapshots.get(stream) == version:
             self.snapshot(stream, version, state, records[-1])
-            if not self.rules:
-                del self.states[stream]
+            del self.states[stream]
+            self.held_events -= state["count"]
+        elif self.held_events > HELD_EVENTS:
+            # the states held grew past the bound: the latest deal taken is left for
+            # after the walk (the ones taken first are the nearest their snapshots)
+            latest = next(reversed(self.states))
+            self.held_events -= self.states.pop(latest)["count"]
+            self.deferred.add(latest)
         return None
 
     def snapshot(self, stream: Any, version: int, state: dict[str, Any],
@@ -531,6 +551,13 @@ class Walk:
     def snapshots_end(self) -> Verdict | None:
         """After the walk: a snapshot that was wrong, or one beyond its deal's events
         (forged: no event of the deal is stored at its version)."""
+        for stream in sorted(self.deferred, key=str):
+            if self.snapshot_bad is not None:
+                break
+            target = self.snapshots[stream]
+            if target <= self.versions.get(stream, 0):
+                state, last = refold(self.view, stream, target, self._records, self.same)
+                self.snapshot(stream, target, state, last or {})
         if self.snapshot_bad is not None:
             return self.snapshot_bad
         for stream, version in self.snapshots.items():
