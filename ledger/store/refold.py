@@ -4,9 +4,10 @@ their snapshots, folded after it, one at a time.
 The walk folds each deal's events up to its latest snapshot as they stream past and
 holds the deal's state until then. Where many deals' events are interleaved (a batch of
 every deal, a thousand deals a batch), that would hold every deal's state at once: a
-million events in a thousand deals took 580 MB. So the walk holds states for at most
-``HELD_EVENTS`` events folded; a deal met beyond that, or the latest one taken when the
-states held grow past it, is left to this module: after the walk, its events up to the
+million events in a thousand deals took 580 MB. So the walk takes a deal's state only if
+the states it holds will hold at most ``HELD_EVENTS`` events at their snapshots (each
+deal's snapshot version is known before the walk), or if it holds none; a deal met
+beyond that is left to this module: after the walk, its events up to the
 snapshot are read again from the same consistent view (its rows were checked by the walk
 already: chained, hashed, in its stream's order), folded, and compared there. Memory is
 then that of the states held plus one deal's; the cost, a second read of those deals'
@@ -19,8 +20,8 @@ from typing import Any, Callable, Iterator
 from .. import guards
 from ..upcasting import upcast
 
-#: the events folded in the guard states a walk holds at once (about 0.5 kB each)
-HELD_EVENTS = 100_000
+#: the events the guard states a walk holds at once will hold (about 0.6 kB each)
+HELD_EVENTS = 60_000
 PAGE = 2_000
 
 

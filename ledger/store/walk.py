@@ -79,7 +79,7 @@ class Walk:
         # its events are folded up to it, and the snapshot read and compared there
         self.snapshots = snapshots or {}
         self.states: dict[Any, dict[str, Any]] = {}  # stream -> guard state folded so far
-        self.held_events = 0                    # events folded in the states held
+        self.held_events = 0                    # events the states held will hold
         self.deferred: set[Any] = set()         # deals folded after the walk (``refold``)
         self.to_fold: list[tuple[Any, dict[str, Any]]] = []  # the page's, to fold
         self.same: dict[str, str] = {}          # one string for each type and date folded
@@ -361,9 +361,15 @@ class Walk:
         if state is None:
             if stream in self.deferred:
                 return None
-            if not self.rules and self.held_events >= HELD_EVENTS:
-                self.deferred.add(stream)   # folded after the walk (``refold``)
-                return None
+            if not self.rules:
+                # a state holds the deal's events up to its snapshot: taken only if the
+                # states held stay within the bound (or none is held), else the deal is
+                # folded after the walk (``refold``)
+                target = self.snapshots[stream]
+                if self.held_events and self.held_events + target > HELD_EVENTS:
+                    self.deferred.add(stream)
+                    return None
+                self.held_events += target
             state = self.states[stream] = guards.new_state()
         fold, same = guards.fold, self.same
         for record in records:
@@ -388,17 +394,10 @@ class Walk:
             if self.snapshots.get(stream) == version:
                 self.snapshot(stream, version, state, records[-1])
             return None
-        self.held_events += len(records)
         if self.snapshots.get(stream) == version:
             self.snapshot(stream, version, state, records[-1])
             del self.states[stream]
-            self.held_events -= state["count"]
-        elif self.held_events > HELD_EVENTS:
-            # the states held grew past the bound: the latest deal taken is left for
-            # after the walk (the ones taken first are the nearest their snapshots)
-            latest = next(reversed(self.states))
-            self.held_events -= self.states.pop(latest)["count"]
-            self.deferred.add(latest)
+            self.held_events -= version
         return None
 
     def snapshot(self, stream: Any, version: int, state: dict[str, Any],
