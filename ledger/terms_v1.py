@@ -183,4 +183,3 @@ def _infocrossing_text() -> str:
     from .registration_terms import INFOCROSSING_TEXT
 
     return INFOCROSSING_TEXT
-

@@ -7,11 +7,12 @@ every deal, a thousand deals a batch), that would hold every deal's state at onc
 million events in a thousand deals took 580 MB. So the walk takes a deal's state only if
 the states it holds will hold at most ``HELD_EVENTS`` events at their snapshots (each
 deal's snapshot version is known before the walk), or if it holds none; a deal met
-beyond that is left to this module: after the walk, its events up to the
-snapshot are read again from the same consistent view (its rows were checked by the walk
-already: chained, hashed, in its stream's order), folded, and compared there. Memory is
-then that of the states held plus one deal's; the cost, a second read of those deals'
-events."""
+beyond that is left to this module: after the walk, its events up to the snapshot are
+read again from the same consistent view (its rows were checked by the walk already:
+chained, hashed, in its stream's order), folded, and compared there. Memory is then
+that of the states held plus one deal's; the cost, a second read of those deals'
+events (1,000,000 events in 100-deal batches: 1.53x -> 1.63x the CPU of a plain walk of
+the chain, 105 -> 86 MiB)."""
 
 from __future__ import annotations
 
