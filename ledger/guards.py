@@ -107,7 +107,10 @@ def _money(cents: int) -> str:
 
 def effects(state: dict[str, Any], record: dict[str, Any]) -> list[tuple[str, Entry]]:
     """The timeline entries one event adds, as ``(timeline, entry)`` pairs."""
-    t, data, day, seq, eid = record["type"], record["data"], record["date"], record["seq"], record["id"]
+    t = record["type"]
+    if t not in _EFFECT_TYPES:   # most events of a deal touch no timeline
+        return []
+    data, day, seq, eid = record["data"], record["date"], record["seq"], record["id"]
 
     def entry(op: str, value: Any = None) -> Entry:
         return [day, seq, eid, op, value]
@@ -166,6 +169,14 @@ def effects(state: dict[str, Any], record: dict[str, Any]) -> list[tuple[str, En
     if t == "AdjustmentRecorded" and data["instrument"] != "all":
         return [(f"instrument:{data['instrument']}", entry(t))]
     return []
+
+
+#: the types ``effects`` gives entries for (an ``AdjustmentRecorded`` of one instrument)
+_EFFECT_TYPES = frozenset((*POSITION_TYPES, *SHELF_TYPES, *QUESTIONNAIRE_TYPES,
+                           *CONSENT_TYPES, "CamdenWarrantsIssued", "CamdenWarrantsVested",
+                           "CamdenWarrantsCancelled", "InstrumentRegistered",
+                           "WarrantsExercised", "PreferredConverted", "TrueUpSharesIssued",
+                           "AdjustmentRecorded"))
 
 
 # --------------------------------------------------------------------- timelines
@@ -923,8 +934,10 @@ def fold(state: dict[str, Any], record: dict[str, Any],
         timeline = timelines.get(name)
         if timeline is None:
             timeline = timelines[name] = {"entries": [], "end": _initial(name), "last": None}
-        key, last = _key(e), timeline["last"]
-        latest = last is None or key >= tuple(last)
+        # ``_key`` as the list "last" keeps (a list compares as the tuple does): fold runs
+        # for every entry of every event appended or replayed (``verify``: a million)
+        key, last = [e[0], _DAY_RANK(e[3], 0), e[1]], timeline["last"]
+        latest = last is None or key >= last
         if latest and not timeline.get("pending"):   # _sorts_last, with its key at hand
             try:
                 timeline["end"] = _step(name, timeline["end"], e, state)
@@ -932,8 +945,8 @@ def fold(state: dict[str, Any], record: dict[str, Any],
                 timeline["end"], timeline["pending"] = None, True
         else:
             _settle(name, timeline, _live(state, timeline["entries"]) + [e], state)
-        if latest and (last is None or key > tuple(last)):
-            timeline["last"] = list(key)
+        if latest:   # (an equal key leaves an equal list)
+            timeline["last"] = key
         timeline["entries"].append(e)
     method = data.get("method") if t == "NoticeSent" else None
     state["ids"][record["id"]] = (t if method is None else [t, method, record["date"]]
