@@ -36,7 +36,7 @@ from . import merkle
 from .canonical import _canonical_text, deal_id
 from .chainhead import CHAIN_ID, GENESIS
 from .rows import blob, state_of
-from .refold import HELD_EVENTS, refold
+from .refold import HELD_EVENTS, fold_records, refold
 from .snapshots import MISMATCH, snapshot_problem
 from .verdict import Verdict, Witness
 from .stream import ChainAdvanced
@@ -44,6 +44,7 @@ from .stream import ChainAdvanced
 _RECORD_KEY = b'"record":'
 _sha256 = hashlib.sha256
 _LEAF_COPY = merkle._LEAF.copy
+_WIDTH = merkle.WIDTH
 _loads = json.loads
 
 
@@ -125,9 +126,11 @@ class Walk:
         """Check a page of the view's rows (``StableView.rows_after``: position, stream,
         version, topic, state)."""
         chain, started, recorded = self.chain_raw, self.started, self.recorded
-        events = [r for r in rows if r[1] != chain and (r[3] == recorded or r[3] == started)]
-        records = iter(self._records([blob(r[4]) for r in events]))
-        row = self.row
+        # (a state is bytes on SQLite: ``blob`` only where it is not)
+        records = iter(self._records([
+            state if type(state := r[4]) is bytes else blob(state) for r in rows
+            if r[1] != chain and (r[3] == recorded or r[3] == started)]))
+        checked = self.checked
         for r in rows:
             stream, topic = r[1], r[3]
             if stream == chain:
@@ -137,7 +140,13 @@ class Walk:
                                              f"kind ({str(topic)[:80]}): written outside "
                                              "deal-ledger")
             else:
-                verdict = row(r[0], stream, r[2], topic, next(records))
+                # ``row``, inlined: the event checked now if it is the next in seq order
+                record = next(records)
+                if record is None or record["seq"] != self.seq or self.held \
+                        or self.undecodable:
+                    self.row(r[0], stream, r[2], topic, record)
+                    continue
+                verdict = checked(r[0], stream, r[2], topic, record)
             if verdict is not None:
                 return verdict
         return self.fold_page()
@@ -155,9 +164,12 @@ class Walk:
                         raise ValueError
                     parts.append(state[at + 9:-1])
                 records = _loads(b"[" + b",".join(parts) + b"]")
-                if len(records) == len(states) and all(
-                        type(r) is dict and type(r.get("seq")) is int for r in records):
-                    return records
+                if len(records) == len(states):
+                    for r in records:
+                        if type(r) is not dict or type(r.get("seq")) is not int:
+                            break
+                    else:
+                        return records
             except ValueError:
                 pass
         out: list[dict[str, Any] | None] = []
@@ -303,9 +315,11 @@ class Walk:
                 return self.bad(expected, f"its hash differs from {kept.source}: the "
                                           "history up to here was rewritten")
         deal = record.get("deal")
-        raw = self.raw_ids.get(deal) if isinstance(deal, str) else None
-        if raw is None and isinstance(deal, str):
-            raw = self.raw_ids[deal] = self.view._id(deal_id(deal))
+        raw = None
+        if isinstance(deal, str):
+            raw = self.raw_ids.get(deal)
+            if raw is None:
+                raw = self.raw_ids[deal] = self.view._id(deal_id(deal))
         if stream != raw:
             return self.bad(expected, f"it is stored in another stream than its deal's "
                                       f"({deal!r}; notification {position}): the deal's "
@@ -336,7 +350,7 @@ class Walk:
         leaf.update(text)
         leaves = self.leaves
         leaves.append(leaf.digest())
-        if len(leaves) >= merkle.WIDTH or (self.roots_at and self.roots_at[0] == expected):
+        if len(leaves) >= _WIDTH or (self.roots_at and self.roots_at[0] == expected):
             return self.grow()
         return None
 
@@ -371,29 +385,26 @@ class Walk:
                     return None
                 self.held_events += target
             state = self.states[stream] = guards.new_state()
-        fold, same = guards.fold, self.same
-        for record in records:
-            # the state keeps each event's type and date: one string for each value,
-            # not one per event (a tenth of the memory of the states held)
-            for key in ("type", "date"):
-                value = record.get(key)
-                if type(value) is str:
-                    record[key] = same.setdefault(value, value)
-            current = upcast(record)
-            found = None
-            if self.rules:
+        version = self.versions[stream]
+        if self.rules:
+            fold, same = guards.fold, self.same
+            for record in records:
+                for key in ("type", "date"):   # as ``fold_records`` does
+                    value = record.get(key)
+                    if type(value) is str:
+                        record[key] = same.setdefault(value, value)
+                current = upcast(record)
                 from .rejudge import judge
 
                 problem, found = judge(state, current, guards.Batch(self._batch_records),
-                                        record["seq"] - self.batch_first)
+                                       record["seq"] - self.batch_first)
                 if problem is not None:
                     return self.bad(record["seq"], problem)
-            fold(state, current, found)
-        version = self.versions[stream]
-        if self.rules:
+                fold(state, current, found)
             if self.snapshots.get(stream) == version:
                 self.snapshot(stream, version, state, records[-1])
             return None
+        fold_records(state, records, self.same)
         if self.snapshots.get(stream) == version:
             self.snapshot(stream, version, state, records[-1])
             del self.states[stream]
