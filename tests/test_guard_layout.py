@@ -232,3 +232,21 @@ def test_the_timelines_an_event_touched_are_those_layout_2_kept(steps):
     for r in records:
         kept = {name for name, _e in guards.effects({}, r)}
         assert set(guards._touched(state, r["id"])) == kept, r
+
+
+def test_every_type_effects_reads_is_one_it_lets_through():
+    # ``effects`` returns at once for a type outside ``_EFFECT_TYPES`` (most events touch
+    # no timeline): every type its branches name, and every type of the groups it tests,
+    # must be in that set, or its entries would silently stop being kept
+    import inspect
+    import re
+
+    from ledger import guards
+
+    source = inspect.getsource(guards.effects)
+    named = set(re.findall(r'"([A-Z][A-Za-z]+)"', source))
+    for group in re.findall(r"\b([A-Z_]+_TYPES)\b", source):
+        if group != "_EFFECT_TYPES":
+            named |= set(getattr(guards, group))
+    assert "NotesIssued" in named and "ShelfFiled" in named
+    assert named <= guards._EFFECT_TYPES, sorted(named - guards._EFFECT_TYPES)
