@@ -106,23 +106,18 @@ def check(file: str, as_json: bool) -> None:
               help="The template to start from (deal-ledger init --help lists them).")
 @click.option("--out", "out", default=None, type=click.Path(dir_okay=False),
               help="Write it to this new file (default: standard output).")
+@db_option
 @guarded
-def new(template: str, out: str | None) -> None:
+def new(template: str, out: str | None, db: str) -> None:
     """A commented terms file to start from, from a template."""
-    from ledger.errors import UsageError
+    from publishing.outputs import write_new
     from publishing.terms import new_file
 
     text = new_file(template)
     if out is None:
         click.echo(text, nl=False)
         return
-    try:
-        with open(out, "x", encoding="utf-8") as fh:
-            fh.write(text)
-    except FileExistsError:
-        raise UsageError(f"{out} exists: give a new file", field="--out") from None
-    except OSError as err:
-        raise UsageError(f"cannot write {out}: {err.strerror}", field="--out") from None
+    write_new(out, text.encode("utf-8"), ledger_url=db, field="--out", prefix=".terms-new-")
     click.echo(f"wrote {out} (from {template}); check it with: deal-ledger terms check {out}")
 
 

@@ -111,6 +111,16 @@ def write_directory(out: str, files: dict[str, bytes], *, prefix: str, what: str
         raise
 
 
+def write_new(path: str, data: bytes, *, ledger_url: str, field: str,
+              prefix: str = ".deal-ledger-") -> None:
+    """``data`` as the new file ``path``, never over a file (a terms file started or
+    drafted: what a person fills in is not lost to a second run), whole or not at all,
+    private (``replace_whole``)."""
+    if os.path.lexists(path):
+        raise UsageError(f"{path} exists: give a new file", field=field)
+    replace_whole(path, data, ledger_url=ledger_url, field=field, prefix=prefix)
+
+
 def create_private(path: str, ledger_url: str, field: str) -> None:
     """A file another library will write in place (the views' SQLite file), created empty
     and private if it is not there, without following a link; refused if it is the

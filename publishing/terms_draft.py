@@ -220,10 +220,7 @@ def _wrapped_comment(text: str, pad: str) -> list[str]:
 
 def write_draft(d: Any, agreement: str, out: str, ledger_url: str) -> None:
     """The draft written to ``out`` (a new file), whole or not at all, private."""
-    from .outputs import replace_whole
+    from .outputs import write_new
 
-    if os.path.lexists(out):
-        raise UsageError(f"{out} exists: give a new file (a draft never overwrites one)",
-                         field="--out")
-    replace_whole(out, draft_text(d, agreement).encode("utf-8"), ledger_url=ledger_url,
-                  field="--out", prefix=".terms-draft-")
+    write_new(out, draft_text(d, agreement).encode("utf-8"), ledger_url=ledger_url,
+              field="--out", prefix=".terms-draft-")

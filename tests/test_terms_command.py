@@ -115,3 +115,21 @@ def test_comments_in_a_terms_file_are_not_read_inside_strings(tmp_path):
     text = '{"name": "see http://example.com // here", // a comment\n "x": 1} // end'
     assert json.loads(without_comments(text)) == {"name": "see http://example.com // here",
                                                   "x": 1}
+
+
+def test_terms_new_writes_a_private_new_file_and_never_through_a_link(tmp_path):
+    # what a person fills in is kept private (0600, as every file deal-ledger writes) and
+    # a link planted at --out is refused, its target untouched
+    import os
+    import stat
+
+    path = tmp_path / "mine.terms.json"
+    ok(run("terms", "new", "--from", DEB, "--out", str(path), "--db", str(tmp_path / "l.db")))
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    victim = tmp_path / "victim"
+    victim.write_text("keep")
+    link = tmp_path / "link.json"
+    link.symlink_to(victim)
+    result = run("terms", "new", "--from", DEB, "--out", str(link))
+    assert result.exit_code == 2 and "exists: give a new file" in result.stderr
+    assert victim.read_text() == "keep"
